@@ -1,0 +1,346 @@
+//! The waitlist form's state machine (spec §4): idle → submitting → submitted → idle.
+//!
+//! Time is an input. The machine never reads a clock: the caller passes `now` in
+//! milliseconds (any monotonic clock) and asks [`FormMachine::wake_at`] when to call
+//! [`FormMachine::tick`] next.
+
+use std::fmt;
+
+use crate::validation::{Field, FieldError, Fields, Interest, UnknownInterest, validate};
+
+/// The simulated wait between a valid submit and the thank-you panel, in ms.
+pub const SUBMIT_DELAY_MS: u32 = 2000;
+/// How long the thank-you panel stays before the form is reset, in ms.
+pub const THANK_YOU_MS: u32 = 5000;
+/// The submit button's label while idle.
+pub const SUBMIT_LABEL: &str = "Request Early Access";
+/// The submit button's label while submitting.
+pub const SUBMITTING_LABEL: &str = "Submitting...";
+
+/// Where the form is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Phase {
+    /// The form is shown and editable.
+    #[default]
+    Idle,
+    /// A valid submit is waiting out [`SUBMIT_DELAY_MS`].
+    Submitting,
+    /// The thank-you panel is shown for [`THANK_YOU_MS`].
+    Submitted,
+}
+
+impl Phase {
+    /// The phase's name at the boundary.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::Idle => "idle",
+            Phase::Submitting => "submitting",
+            Phase::Submitted => "submitted",
+        }
+    }
+}
+
+/// What a call to [`FormMachine::submit`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubmitOutcome {
+    /// The form was valid: now submitting, errors cleared.
+    Started,
+    /// The form was invalid: still idle, with these errors.
+    Invalid(Vec<FieldError>),
+    /// The form was not idle (a submission is already under way): nothing changed.
+    Ignored,
+}
+
+/// A change the machine refuses. Both are the caller's mistake, not the visitor's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditError {
+    /// Fields can be edited only while idle.
+    Busy(Phase),
+    /// The interest is not one of the five.
+    UnknownInterest(UnknownInterest),
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EditError::Busy(Phase::Submitting) => {
+                f.write_str("the form cannot be edited while it is submitting")
+            }
+            EditError::Busy(_) => {
+                f.write_str("the form cannot be edited while the thank-you panel is shown")
+            }
+            EditError::UnknownInterest(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// The form: what was typed, where it is, its errors and when it next changes.
+#[derive(Clone, Debug, Default)]
+pub struct FormMachine {
+    fields: Fields,
+    phase: Phase,
+    errors: Vec<FieldError>,
+    wake_at: Option<f64>,
+}
+
+impl FormMachine {
+    /// An idle, empty form with interest `general`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// What the visitor has typed.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    /// Where the form is.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The errors of the last invalid submit; empty unless idle.
+    pub fn errors(&self) -> &[FieldError] {
+        &self.errors
+    }
+
+    /// When [`FormMachine::tick`] should next be called, or `None` when nothing is due.
+    pub fn wake_at(&self) -> Option<f64> {
+        self.wake_at
+    }
+
+    /// The submit button's label.
+    pub fn submit_label(&self) -> &'static str {
+        if self.phase == Phase::Submitting {
+            SUBMITTING_LABEL
+        } else {
+            SUBMIT_LABEL
+        }
+    }
+
+    /// Sets one text field, or the interest. Refused unless idle.
+    ///
+    /// # Errors
+    /// [`EditError::Busy`] unless idle; [`EditError::UnknownInterest`] for an interest
+    /// that is not one of the five. Either way nothing changes.
+    pub fn set(&mut self, field: Field, value: &str) -> Result<(), EditError> {
+        if self.phase != Phase::Idle {
+            return Err(EditError::Busy(self.phase));
+        }
+        let slot = match field {
+            Field::Name => &mut self.fields.name,
+            Field::Email => &mut self.fields.email,
+            Field::Company => &mut self.fields.company,
+            Field::Role => &mut self.fields.role,
+            Field::Message => &mut self.fields.message,
+            Field::Interest => {
+                self.fields.interest = value
+                    .parse::<Interest>()
+                    .map_err(EditError::UnknownInterest)?;
+                return Ok(());
+            }
+        };
+        value.clone_into(slot);
+        Ok(())
+    }
+
+    /// Submits at time `now`: valid data starts the simulated wait, invalid data stays
+    /// idle with errors, and a submit while not idle is ignored. So is a submit at a
+    /// non-finite time, whose deadline would never come.
+    pub fn submit(&mut self, now: f64) -> SubmitOutcome {
+        if self.phase != Phase::Idle || !now.is_finite() {
+            return SubmitOutcome::Ignored;
+        }
+        let errors = validate(&self.fields);
+        if errors.is_empty() {
+            self.errors.clear();
+            self.phase = Phase::Submitting;
+            self.wake_at = Some(now + f64::from(SUBMIT_DELAY_MS));
+            SubmitOutcome::Started
+        } else {
+            self.errors.clone_from(&errors);
+            SubmitOutcome::Invalid(errors)
+        }
+    }
+
+    /// Advances to time `now`; returns whether anything changed.
+    ///
+    /// At most one step is taken per call, and the thank-you panel's time counts from
+    /// the call that showed it, so a late wake-up (a throttled background tab) never
+    /// skips the panel.
+    pub fn tick(&mut self, now: f64) -> bool {
+        match (self.phase, self.wake_at) {
+            (Phase::Submitting, Some(due)) if now >= due => {
+                self.phase = Phase::Submitted;
+                self.wake_at = Some(now + f64::from(THANK_YOU_MS));
+                true
+            }
+            (Phase::Submitted, Some(due)) if now >= due => {
+                *self = Self::new();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validation::ErrorCode;
+
+    fn filled() -> FormMachine {
+        let mut form = FormMachine::new();
+        form.set(Field::Name, "Ada Lovelace").unwrap();
+        form.set(Field::Email, "ada@example.com").unwrap();
+        form.set(Field::Company, "Analytical Engines").unwrap();
+        form.set(Field::Role, "CTO").unwrap();
+        form.set(Field::Message, "Hello").unwrap();
+        form.set(Field::Interest, "enterprise").unwrap();
+        form
+    }
+
+    #[test]
+    fn starts_idle_empty_with_interest_general() {
+        let form = FormMachine::new();
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.fields(), &Fields::default());
+        assert_eq!(form.fields().interest, Interest::General);
+        assert!(form.errors().is_empty());
+        assert_eq!(form.wake_at(), None);
+        assert_eq!(form.submit_label(), "Request Early Access");
+    }
+
+    #[test]
+    fn invalid_submit_stays_idle_with_errors_and_keeps_the_input() {
+        let mut form = FormMachine::new();
+        form.set(Field::Email, "not-an-email").unwrap();
+        let SubmitOutcome::Invalid(errors) = form.submit(0.0) else {
+            panic!("expected invalid");
+        };
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.errors(), errors.as_slice());
+        let codes: Vec<_> = errors.iter().map(|e| (e.field, e.code)).collect();
+        assert_eq!(
+            codes,
+            vec![
+                (Field::Name, ErrorCode::Required),
+                (Field::Email, ErrorCode::InvalidEmail),
+                (Field::Message, ErrorCode::Required)
+            ]
+        );
+        assert_eq!(form.fields().email, "not-an-email");
+        assert_eq!(form.wake_at(), None);
+        assert!(!form.tick(1e9));
+    }
+
+    #[test]
+    fn valid_submit_clears_errors_and_submits_for_exactly_2000_ms() {
+        let mut form = filled();
+        form.set(Field::Name, "").unwrap();
+        assert!(matches!(form.submit(0.0), SubmitOutcome::Invalid(_)));
+        form.set(Field::Name, "Ada").unwrap();
+
+        assert_eq!(form.submit(1000.0), SubmitOutcome::Started);
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert!(form.errors().is_empty());
+        assert_eq!(form.submit_label(), "Submitting...");
+        assert_eq!(form.wake_at(), Some(3000.0));
+
+        assert!(!form.tick(2999.0));
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert!(form.tick(3000.0));
+        assert_eq!(form.phase(), Phase::Submitted);
+        assert_eq!(form.submit_label(), "Request Early Access");
+    }
+
+    #[test]
+    fn the_thank_you_panel_stays_exactly_5000_ms_then_the_form_is_reset() {
+        let mut form = filled();
+        form.submit(0.0);
+        form.tick(2000.0);
+        assert_eq!(form.wake_at(), Some(7000.0));
+        assert!(!form.tick(6999.0));
+        assert_eq!(form.phase(), Phase::Submitted);
+        assert!(form.tick(7000.0));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.fields(), &Fields::default());
+        assert_eq!(form.fields().interest, Interest::General);
+        assert_eq!(form.wake_at(), None);
+    }
+
+    #[test]
+    fn a_late_wake_up_still_shows_the_panel_for_5000_ms() {
+        let mut form = filled();
+        form.submit(0.0);
+        assert!(form.tick(60_000.0));
+        assert_eq!(form.phase(), Phase::Submitted);
+        assert_eq!(form.wake_at(), Some(65_000.0));
+    }
+
+    #[test]
+    fn a_second_submit_while_busy_does_nothing() {
+        let mut form = filled();
+        assert_eq!(form.submit(0.0), SubmitOutcome::Started);
+        assert_eq!(form.submit(1.0), SubmitOutcome::Ignored);
+        assert_eq!(form.submit(1999.0), SubmitOutcome::Ignored);
+        assert_eq!(form.wake_at(), Some(2000.0));
+        form.tick(2000.0);
+        assert_eq!(form.submit(2500.0), SubmitOutcome::Ignored);
+        assert_eq!(form.phase(), Phase::Submitted);
+        assert_eq!(form.wake_at(), Some(7000.0));
+    }
+
+    #[test]
+    fn edits_are_refused_while_busy_and_change_nothing() {
+        let mut form = filled();
+        form.submit(0.0);
+        assert_eq!(
+            form.set(Field::Name, "Eve"),
+            Err(EditError::Busy(Phase::Submitting))
+        );
+        form.tick(2000.0);
+        let err = form.set(Field::Message, "x").unwrap_err();
+        assert_eq!(err, EditError::Busy(Phase::Submitted));
+        assert_eq!(
+            err.to_string(),
+            "the form cannot be edited while the thank-you panel is shown"
+        );
+        assert_eq!(form.fields().name, "Ada Lovelace");
+    }
+
+    #[test]
+    fn an_unknown_interest_is_refused_and_keeps_the_old_one() {
+        let mut form = filled();
+        let err = form.set(Field::Interest, "sales").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown interest: expected one of general, enterprise, developer, partnership, press"
+        );
+        assert_eq!(form.fields().interest, Interest::Enterprise);
+    }
+
+    #[test]
+    fn a_submit_at_a_non_finite_time_is_ignored() {
+        let mut form = filled();
+        for now in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(form.submit(now), SubmitOutcome::Ignored);
+            assert_eq!(form.phase(), Phase::Idle);
+            assert_eq!(form.wake_at(), None);
+        }
+        assert_eq!(form.submit(0.0), SubmitOutcome::Started);
+        assert!(!form.tick(f64::NAN));
+        assert_eq!(form.phase(), Phase::Submitting);
+    }
+
+    #[test]
+    fn ticks_without_a_deadline_change_nothing() {
+        let mut form = filled();
+        assert!(!form.tick(0.0));
+        assert!(!form.tick(f64::INFINITY));
+        assert!(!form.tick(f64::NAN));
+        assert_eq!(form.phase(), Phase::Idle);
+    }
+}
