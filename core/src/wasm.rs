@@ -140,7 +140,10 @@ impl WaitlistForm {
         Self::default()
     }
 
-    /// Sets a field. Throws on an unknown field or interest, or unless idle.
+    /// Sets a field.
+    ///
+    /// # Errors
+    /// An unknown field or interest, or a form that is not idle: nothing changes.
     pub fn set(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Field")] field: &str,

@@ -1,0 +1,66 @@
+# The two commands a newcomer needs: `make start` and `make test`. See README.md.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+# Tools installed by scripts/setup.sh: cargo's bin for wasm-pack and wasm-bindgen, and
+# node_modules/.bin first so that wasm-pack finds binaryen's current wasm-opt.
+export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+# The Rust toolchain that can build wasm32, as chosen by scripts/setup.sh.
+RUST := RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
+CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
+
+CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs)
+WEB_SOURCES := $(shell find web/src web/public web/index.html web/vite.config.ts -type f 2>/dev/null)
+
+.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-e2e clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+setup: ## Install whatever is missing (Rust wasm32 target, wasm-pack, Chromium, npm packages)
+	@scripts/setup.sh
+
+start: build ## Install, build and serve the site on http://localhost:4173
+	@echo "Serving the production build on http://localhost:4173 (Ctrl-C stops it)"
+	npm run preview -w web -- --host 127.0.0.1
+
+build: setup web/dist/index.html ## Build the static site into web/dist/
+
+pkg: setup pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm package)
+
+pkg/package.json: $(CORE_SOURCES)
+	$(RUST) wasm-pack build core --release --target bundler --out-dir ../pkg
+	@rm -f pkg/.gitignore
+	@echo "pkg/lathe_core_bg.wasm: $$(gzip -9c pkg/lathe_core_bg.wasm | wc -c) bytes gzipped (budget 40,000)"
+
+web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json
+	npm run build -w web
+
+test: setup lint test-rust test-wasm test-web test-e2e ## Install, then run every check and test
+	@echo "All checks and tests passed."
+
+lint: pkg/package.json ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
+	$(RUST) cargo fmt --all --check
+	$(RUST) cargo clippy --all-targets -- -D warnings
+	$(RUST) cargo clippy -p lathe-core --all-targets --target wasm32-unknown-unknown -- -D warnings
+	npm run typecheck -w web
+	npm run lint -w web
+	npm run typecheck -w tests
+	prettier --check .
+
+test-rust: ## Native Rust tests: rules, timings, simulation, regex oracle
+	$(RUST) cargo test --all-targets
+
+test-wasm: ## The wasm boundary in headless Chromium
+	CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome core --test web
+
+test-web: pkg/package.json ## Vitest: facade, hooks, components
+	npm test -w web
+
+test-e2e: build ## Playwright against the production build in system Chromium
+	CHROMIUM="$(CHROMIUM)" npm test -w tests
+
+clean: ## Remove build output (keeps installed tools)
+	rm -rf pkg web/dist target test-results playwright-report

@@ -1,0 +1,39 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// System Chromium: Playwright's own browser download is not reachable here, and never
+// needed. CHROMIUM (set by the Makefile) or the Debian path.
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const port = 4174;
+
+export default defineConfig({
+  testDir: ".",
+  fullyParallel: true,
+  workers: 2,
+  forbidOnly: Boolean(process.env.CI),
+  reporter: [["list"]],
+  outputDir: "../test-results",
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath,
+      // Root needs --no-sandbox; the rest stop Chromium calling hosts it cannot reach.
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  webServer: {
+    command: `npm run preview -w web -- --port ${port} --strictPort --host 127.0.0.1`,
+    cwd: "..",
+    url: `http://127.0.0.1:${port}`,
+    reuseExistingServer: false,
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+});

@@ -1,0 +1,161 @@
+import { act, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { type Core, loadCore } from "../core";
+import { WaitlistForm } from "./WaitlistForm";
+
+let core: Core;
+beforeAll(async () => {
+  core = await loadCore();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function setup(props: { core: Core | null; unavailable?: boolean } = { core: null }) {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance", "Date"] });
+  // No delays between keystrokes: the only timers running are the form's own.
+  const user = userEvent.setup({ delay: null });
+  const view = render(<WaitlistForm core={props.core} unavailable={props.unavailable ?? false} />);
+  return { user, ...view };
+}
+
+/** Moves the fake clock (timers and performance.now) on, letting React render. */
+async function advance(ms: number) {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(ms);
+  });
+}
+
+const field = (name: RegExp) => screen.getByLabelText(name);
+const submitButton = () => screen.getByRole("button", { name: /Request Early Access|Submitting/ });
+
+async function fillValid(user: ReturnType<typeof userEvent.setup>) {
+  await user.type(field(/Full name/), "Ada Lovelace");
+  await user.type(field(/Email address/), "ada@example.com");
+  await user.type(field(/^Message/), "An app for my bakery.");
+}
+
+describe("WaitlistForm", () => {
+  it("renders the spec's fields, marks and defaults", () => {
+    const { container } = setup({ core });
+    expect(container.querySelector("form")).toHaveAttribute("novalidate");
+    for (const [label, marked] of [
+      ["Full name", true],
+      ["Email address", true],
+      ["Company", false],
+      ["Role", false],
+      ["Message", false],
+    ] as const) {
+      const input = screen.getByLabelText(new RegExp(`^${label}`));
+      const text = container.querySelector(`label[for="${input.id}"]`)?.textContent;
+      expect(text).toBe(marked ? `${label} *` : label);
+      expect(input.hasAttribute("required")).toBe(marked);
+    }
+    expect(field(/^Message/).tagName).toBe("TEXTAREA");
+    expect(field(/^Message/)).toHaveAttribute("rows", "4");
+    const interest = field(/interested in/) as HTMLSelectElement;
+    expect(interest.value).toBe("general");
+    expect([...interest.options].map((o) => o.value)).toEqual([
+      "general",
+      "enterprise",
+      "developer",
+      "partnership",
+      "press",
+    ]);
+    expect(submitButton()).toHaveTextContent("Request Early Access");
+  });
+
+  it("shows the core's three messages beneath their fields and focuses the first", async () => {
+    const { user } = setup({ core });
+    await user.click(submitButton());
+    const expected = [
+      [/Full name/, "Full name is required"],
+      [/Email address/, "Email address is required"],
+      [/^Message/, "Message is required"],
+    ] as const;
+    for (const [label, message] of expected) {
+      const input = field(label);
+      expect(input).toHaveAttribute("aria-invalid", "true");
+      expect(input).toHaveAccessibleDescription(expect.stringContaining(message));
+      const errorId = input.getAttribute("aria-describedby")?.split(" ").at(-1) ?? "";
+      expect(document.getElementById(errorId)).toHaveTextContent(message);
+    }
+    expect(field(/Company/)).not.toHaveAttribute("aria-invalid");
+    expect(field(/Full name/)).toHaveFocus();
+  });
+
+  it("says when an email address is not valid, and keeps what was typed", async () => {
+    const { user } = setup({ core });
+    await user.type(field(/Full name/), "Ada");
+    await user.type(field(/Email address/), "ada@example");
+    await user.type(field(/^Message/), "Hello");
+    await user.click(submitButton());
+    expect(screen.getByText("Please enter a valid email address")).toBeInTheDocument();
+    expect(screen.queryByText("Full name is required")).not.toBeInTheDocument();
+    expect(field(/Email address/)).toHaveFocus();
+    expect(field(/Email address/)).toHaveValue("ada@example");
+    expect(field(/^Message/)).toHaveValue("Hello");
+  });
+
+  it("submits for exactly 2000 ms, thanks for exactly 5000 ms, then resets", async () => {
+    const { user } = setup({ core });
+    await user.click(submitButton());
+    await fillValid(user);
+    await user.selectOptions(field(/interested in/), "developer");
+    await user.click(submitButton());
+
+    expect(submitButton()).toHaveTextContent("Submitting...");
+    expect(submitButton()).toBeDisabled();
+    expect(screen.queryByText("Full name is required")).not.toBeInTheDocument();
+
+    await advance(1999);
+    expect(submitButton()).toHaveTextContent("Submitting...");
+    await advance(1);
+    const status = screen.getByRole("status");
+    expect(within(status).getByRole("heading", { name: "Thank you!" })).toHaveFocus();
+    expect(screen.queryByRole("button")).not.toBeInTheDocument();
+
+    await advance(4999);
+    expect(within(status).getByText("Thank you!")).toBeInTheDocument();
+    await advance(1);
+    expect(within(status).queryByText("Thank you!")).not.toBeInTheDocument();
+    expect(field(/Full name/)).toHaveValue("");
+    expect(field(/Email address/)).toHaveValue("");
+    expect(field(/^Message/)).toHaveValue("");
+    expect(field(/interested in/)).toHaveValue("general");
+    expect(submitButton()).toHaveTextContent("Request Early Access");
+    expect(submitButton()).toBeEnabled();
+    expect(field(/Full name/)).toHaveFocus();
+  });
+
+  it("keeps what was typed before the core was ready", async () => {
+    const { user, rerender } = setup({ core: null });
+    await user.type(field(/Full name/), "Ada");
+    await user.selectOptions(field(/interested in/), "press");
+    rerender(<WaitlistForm core={core} unavailable={false} />);
+    await user.type(field(/Email address/), "ada@example.com");
+    await user.type(field(/^Message/), "Hi");
+    await user.click(submitButton());
+    expect(submitButton()).toHaveTextContent("Submitting...");
+  });
+
+  it("says where to write instead when the core cannot load, keeping the text", async () => {
+    const { user } = setup({ core: null, unavailable: true });
+    await user.type(field(/^Message/), "Please keep this");
+    await user.click(submitButton());
+    expect(screen.getByRole("alert")).toHaveTextContent(
+      "The form can't be sent right now. Everything you typed is still here: please copy it and email us at hello@example.com.",
+    );
+    expect(field(/^Message/)).toHaveValue("Please keep this");
+  });
+
+  it("cancels its timers when unmounted mid-submit", async () => {
+    const { user, unmount } = setup({ core });
+    await fillValid(user);
+    await user.click(submitButton());
+    expect(vi.getTimerCount()).toBe(1);
+    unmount();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -1,0 +1,16 @@
+// Every name, address and number a site owner would change, in one place.
+// All placeholders: the real names are withheld by the specification.
+
+export const product = {
+  name: "Lathe",
+} as const;
+
+export const company = {
+  parent: "Lathe Holdings Ltd",
+  subsidiary: "Lathe Labs Ltd",
+  jurisdiction: "England and Wales",
+  parentNumber: "00000001",
+  subsidiaryNumber: "00000002",
+  registeredOffice: ["1 Example Street", "London", "EC1A 1AA", "United Kingdom"],
+  email: "hello@example.com",
+} as const;

@@ -1,0 +1,111 @@
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
+import {
+  type Core,
+  type Field,
+  type FieldError,
+  type FormValues,
+  type Phase,
+  type SubmitOutcome,
+  type WaitlistForm,
+  setField,
+} from "../core";
+import { formDefaults } from "../content/form";
+
+export interface WaitlistFormView {
+  readonly phase: Phase;
+  readonly values: FormValues;
+  readonly errors: readonly FieldError[];
+  readonly submitLabel: string;
+}
+
+export interface SubmitResult {
+  readonly outcome: SubmitOutcome;
+  readonly errors: readonly FieldError[];
+}
+
+export interface WaitlistFormHandle extends WaitlistFormView {
+  /** True once the core holds the form; until then typing goes into a local draft. */
+  readonly ready: boolean;
+  readonly set: (field: Field, value: string) => void;
+  /** What the core did with the submit and the errors it found; null without a core. */
+  readonly submit: () => SubmitResult | null;
+}
+
+const initial: WaitlistFormView = {
+  phase: "idle",
+  values: formDefaults.values,
+  errors: [],
+  submitLabel: formDefaults.submitLabel,
+};
+
+/**
+ * Owns one wasm `WaitlistForm` for the component's life: creates it when the core is
+ * ready (handing over whatever was typed before), frees it on unmount, and wakes it at
+ * the times it asks for. The clock is `performance.now()`, so a test clock that fakes
+ * timers fakes both.
+ */
+export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
+  const formRef = useRef<WaitlistForm | null>(null);
+  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>({
+    ...initial,
+    wakeAt: null,
+  });
+  // What was typed before the core was ready goes into the new form, nothing lost.
+  const handOverDraft = useEffectEvent((form: WaitlistForm) => {
+    for (const [field, value] of Object.entries(view.values) as [Field, string][]) {
+      setField(form, field, value);
+    }
+  });
+
+  useEffect(() => {
+    if (!core) return;
+    const form = core.createForm();
+    handOverDraft(form);
+    // No re-render needed: the view already shows the draft the form was just given.
+    formRef.current = form;
+    return () => {
+      formRef.current = null;
+      form.free();
+    };
+  }, [core]);
+
+  const { wakeAt } = view;
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form || wakeAt === null) return;
+    let timer: ReturnType<typeof setTimeout>;
+    const wake = () => {
+      if (form.tick(performance.now())) {
+        setView(form.state());
+      } else {
+        // Woken a little early (timer or clock rounding): sleep the rest.
+        timer = setTimeout(wake, Math.max(1, wakeAt - performance.now()));
+      }
+    };
+    timer = setTimeout(wake, Math.max(0, wakeAt - performance.now()));
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [wakeAt]);
+
+  const set = useCallback((field: Field, value: string) => {
+    const form = formRef.current;
+    if (form) {
+      setField(form, field, value);
+      setView(form.state());
+    } else {
+      setView((v) => ({ ...v, values: { ...v.values, [field]: value } }));
+    }
+  }, []);
+
+  const submit = useCallback((): SubmitResult | null => {
+    const form = formRef.current;
+    if (!form) return null;
+    const outcome = form.submit(performance.now());
+    const state = form.state();
+    setView(state);
+    return { outcome, errors: state.errors };
+  }, []);
+
+  return { ...view, ready: core !== null, set, submit };
+}
