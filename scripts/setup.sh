@@ -8,9 +8,12 @@
 #   3. Debian's rustc-web 1.96 with its std source, linked into rustup as
 #      `lathe-wasm`, with a wasm32 std built here once (see README, "Set-up").
 # Its name is written to .tools/rust-toolchain; the Makefile exports it as
-# RUSTUP_TOOLCHAIN for every cargo and wasm-pack call.
+# RUSTUP_TOOLCHAIN for every cargo and wasm-pack call. LATHE_WASM_FALLBACK=1 skips
+# straight to 3, to exercise that path on a machine that would not need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The toolchain is chosen here; an inherited choice (even an empty one) must not interfere.
+unset RUSTUP_TOOLCHAIN
 
 # Pinned tool versions. WASM_BINDGEN must equal the wasm-bindgen crate pin in core/Cargo.toml.
 WASM_PACK_VERSION=0.15.1
@@ -45,6 +48,11 @@ has_wasm_std() {
 choose_toolchain() {
   local default
   default=$(rustup show active-toolchain 2>/dev/null | cut -d' ' -f1)
+  if [ -n "${LATHE_WASM_FALLBACK:-}" ]; then
+    has_wasm_std "$FALLBACK_TOOLCHAIN" || build_fallback_toolchain >&2
+    echo "$FALLBACK_TOOLCHAIN"
+    return
+  fi
   if [ -n "$default" ] && has_wasm_std "$default"; then
     echo "$default"
     return
