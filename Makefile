@@ -14,7 +14,7 @@ CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-e2e clean
+.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-e2e screenshots clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -61,6 +61,10 @@ test-web: pkg/package.json ## Vitest: facade, hooks, components
 
 test-e2e: build ## Playwright against the production build in system Chromium
 	CHROMIUM="$(CHROMIUM)" npm test -w tests
+
+screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
+	mkdir -p screenshots
+	cd tests && CHROMIUM="$(CHROMIUM)" npx playwright test -c screenshots.config.ts
 
 clean: ## Remove build output (keeps installed tools)
 	rm -rf pkg web/dist target test-results playwright-report

@@ -1,0 +1,59 @@
+import { useEffect, useRef, useState } from "react";
+import { BackgroundRenderer } from "../canvas/renderer";
+import type { Variant } from "../core";
+import { chrome } from "../content/site";
+import { useCore } from "../hooks/useCore";
+import { useMediaQuery } from "../hooks/useMediaQuery";
+
+/**
+ * The decorative canvas behind every page, drawn from the core's simulation, and a
+ * small control to pause it (WCAG 2.2.2). Under reduced motion it is one still frame
+ * and the control is not needed.
+ */
+export function AnimatedBackground({ variant }: { readonly variant: Variant }) {
+  const status = useCore();
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const renderer = useRef<BackgroundRenderer | null>(null);
+  const [paused, setPaused] = useState(false);
+  const reducedMotion = useMediaQuery("(prefers-reduced-motion: reduce)");
+  const core = status.state === "ready" ? status.core : null;
+
+  useEffect(() => {
+    if (!core || !canvas.current) return;
+    const r = new BackgroundRenderer(canvas.current, core, variant);
+    renderer.current = r;
+    return () => {
+      renderer.current = null;
+      r.destroy();
+    };
+  }, [core, variant]);
+
+  useEffect(() => {
+    renderer.current?.setPaused(paused);
+  }, [paused, core, variant]);
+
+  return (
+    <>
+      <canvas ref={canvas} className="background-canvas" aria-hidden="true" />
+      {core && !reducedMotion && (
+        <button
+          type="button"
+          className="background-toggle"
+          aria-label={paused ? chrome.playBackground : chrome.pauseBackground}
+          title={paused ? chrome.playBackground : chrome.pauseBackground}
+          onClick={() => {
+            setPaused((p) => !p);
+          }}
+        >
+          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+            {paused ? (
+              <path d="M4 2.5v11l9-5.5z" fill="currentColor" />
+            ) : (
+              <path d="M4 2.5h3v11H4zM9 2.5h3v11H9z" fill="currentColor" />
+            )}
+          </svg>
+        </button>
+      )}
+    </>
+  );
+}

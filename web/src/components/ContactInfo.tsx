@@ -1,0 +1,40 @@
+import { company } from "../content/company";
+import { contactPage } from "../content/site";
+
+export function ContactInfo() {
+  const labels = contactPage.contactLabels;
+  return (
+    <section className="card" aria-labelledby="contact-info-heading">
+      <h2 id="contact-info-heading">{contactPage.contactHeading}</h2>
+      <dl className="contact-list">
+        <dt>{labels.email}</dt>
+        <dd>
+          <a href={`mailto:${company.email}`}>{company.email}</a>
+        </dd>
+        <dt>{labels.parent}</dt>
+        <dd>
+          {company.parent}
+          <br />
+          {labels.number}: {company.parentNumber}
+        </dd>
+        <dt>{labels.subsidiary}</dt>
+        <dd>
+          {company.subsidiary}
+          <br />
+          {labels.number}: {company.subsidiaryNumber}
+        </dd>
+        <dt>{labels.office}</dt>
+        <dd>
+          <address>
+            {company.registeredOffice.map((line) => (
+              <span key={line} className="address-line">
+                {line}
+              </span>
+            ))}
+          </address>
+        </dd>
+      </dl>
+      <p className="small">{contactPage.registeredIn}</p>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+import { Link } from "react-router";
+import { company } from "../content/company";
+import { chrome, footerLinks } from "../content/site";
+import { Logo } from "./Logo";
+import { ThemeToggle } from "./ThemeToggle";
+
+export function Footer() {
+  return (
+    <footer className="site-footer">
+      <div className="container site-footer-inner">
+        <div className="footer-brand">
+          <Logo />
+          <p>{chrome.tagline}</p>
+        </div>
+        <nav aria-label={chrome.footerNav}>
+          <ul className="footer-links">
+            {footerLinks.map((link) => (
+              <li key={link.label}>
+                <Link to={link.to}>{link.label}</Link>
+              </li>
+            ))}
+            <li>
+              {/* Support has no destination yet (spec §2): a link that goes nowhere. */}
+              <a
+                href="#"
+                aria-describedby="support-note"
+                onClick={(e) => {
+                  e.preventDefault();
+                }}
+              >
+                Support
+              </a>
+              <span id="support-note" className="visually-hidden">
+                {chrome.supportNote}
+              </span>
+            </li>
+          </ul>
+        </nav>
+        <div className="footer-meta">
+          <ThemeToggle />
+          <p>
+            {chrome.copyright} {company.parent} and {company.subsidiary} are registered in{" "}
+            {company.jurisdiction}.
+          </p>
+        </div>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,194 @@
+// The site's words: every headline, card, question and label a site owner would edit.
+// Names, addresses and numbers are in company.ts; the form's words in form.ts.
+
+import { company, product } from "./company";
+
+export interface PageMeta {
+  readonly title: string;
+  readonly description: string;
+}
+
+export const pages = {
+  home: {
+    title: `${product.name}: Chat with AI to Build Apps`,
+    description: `${product.name} is a desktop app where you chat with AI to build React and Next.js apps, chatbots and data tools. Join the beta waitlist for early access.`,
+  },
+  contact: {
+    title: `Get Early Access | ${product.name}`,
+    description: `Join the ${product.name} beta waitlist for early access, beta testing and exclusive updates.`,
+  },
+  gdpr: {
+    title: `GDPR Compliance Policy | ${product.name}`,
+    description: `How ${company.parent} and ${company.subsidiary} collect, use and protect your personal data, and how to exercise your rights.`,
+  },
+  terms: {
+    title: `Terms of Service | ${product.name}`,
+    description: `The terms that apply when you use ${product.name} and this website.`,
+  },
+  notFound: {
+    title: `Page not found | ${product.name}`,
+    description: `This page does not exist on the ${product.name} website.`,
+  },
+} as const satisfies Record<string, PageMeta>;
+
+export const chrome = {
+  skipLink: "Skip to main content",
+  homeLink: `${product.name} home`,
+  footerNav: "Footer",
+  tagline: "Chat with AI to build apps, on your own desktop.",
+  copyright: `© 2026 ${company.parent}. All rights reserved.`,
+  themeToLight: "Switch to light theme",
+  themeToDark: "Switch to dark theme",
+  pauseBackground: "Pause background animation",
+  playBackground: "Play background animation",
+  supportNote: "Support opens with the public release.",
+} as const;
+
+export const footerLinks = [
+  { label: "GDPR Compliance", to: "/gdpr" },
+  { label: "Privacy Policy", to: "/gdpr" },
+  { label: "Terms of Service", to: "/terms" },
+  { label: "Contact", to: "/contact" },
+] as const;
+
+export const hero = {
+  eyebrow: "Now in beta · Join the waitlist",
+  headline: "Chat with AI to Build Apps",
+  lead: `Describe what you want and ${product.name} builds it: React and Next.js apps, chatbots and data tools, on your own desktop. Use your own API keys, our hosted service, or run everything locally.`,
+  primary: "Get Early Access",
+  secondary: "Learn More",
+  platforms: "Windows, macOS and Linux: available soon",
+} as const;
+
+export interface Feature {
+  readonly title: string;
+  readonly benefits: readonly [string, string, string];
+}
+
+export const features = {
+  id: "features",
+  heading: "Everything you need to go from idea to app",
+  intro: `${product.name} pairs a conversation with a real development environment, for developers and businesses alike.`,
+  cards: [
+    {
+      title: "AI-Powered App Builder",
+      benefits: [
+        "Describe your idea in plain English and watch it take shape",
+        "Build React and Next.js apps, chatbots and data tools",
+        "Refine anything by chatting: no boilerplate, no setup",
+      ],
+    },
+    {
+      title: "Flexible AI Options",
+      benefits: [
+        "Bring your own API keys and pay your provider directly",
+        "Or use our hosted service, with nothing to configure",
+        "Or process everything locally: your code never leaves your machine",
+      ],
+    },
+    {
+      title: `${product.name} AI Model Connection`,
+      benefits: [
+        "Work with GPT-5, Claude and Gemini",
+        "Connect Azure OpenAI for enterprise deployments",
+        "Reach hundreds more models through OpenRouter",
+      ],
+    },
+    {
+      title: "Full-Stack Integration",
+      benefits: [
+        "Databases and auth with Neon and Supabase",
+        "Deploy to Vercel in one step",
+        "Payments with Stripe, product analytics with Mixpanel",
+      ],
+    },
+    {
+      title: "Premium AI Development",
+      benefits: [
+        "Clean, production-ready code you can read and change",
+        "You own everything you build, outright",
+        "Made for developers and businesses alike",
+      ],
+    },
+    {
+      title: "Cross-Platform Available",
+      benefits: ["Windows: available soon", "macOS: available soon", "Linux: available soon"],
+    },
+  ] satisfies Feature[],
+} as const;
+
+export const callToAction = {
+  heading: `Be among the first to build with ${product.name}`,
+  body: `${product.name} is in beta. Join the waitlist for early access, whether you're a solo developer or a business with a team.`,
+  primary: "Get Early Access",
+  secondary: "Join Community",
+  secondaryNote: "Our community opens soon.",
+} as const;
+
+export const contactPage = {
+  back: "Back to home",
+  heading: "Get Early Access",
+  lead: `${product.name} is in beta. Join the waitlist and we'll invite you as places open.`,
+  contactHeading: "Contact information",
+  contactLabels: {
+    email: "Email",
+    parent: "Parent company",
+    subsidiary: "Subsidiary",
+    office: "Registered office",
+    number: "Registration number",
+  },
+  registeredIn: `Both companies are registered in ${company.jurisdiction}.`,
+  expectHeading: "What to Expect",
+  expect: [
+    {
+      title: "Early access invitation",
+      body: "An email invitation to download the beta as soon as a place opens for you.",
+    },
+    {
+      title: "Beta testing",
+      body: "Try new features first and shape what we build with your feedback.",
+    },
+    {
+      title: "Exclusive updates",
+      body: "Occasional news on releases, integrations and platform availability.",
+    },
+  ],
+  faqHeading: "Frequently asked questions",
+} as const;
+
+export interface FaqItem {
+  readonly question: string;
+  readonly answer: string;
+}
+
+export const faq: readonly FaqItem[] = [
+  {
+    question: `When can I start using ${product.name}?`,
+    answer:
+      "We invite people from the waitlist in small groups during the beta. Versions for Windows, macOS and Linux are all available soon.",
+  },
+  {
+    question: "Do I need my own AI API keys?",
+    answer: `No. You can bring your own keys for GPT-5, Claude, Gemini, Azure OpenAI or OpenRouter, use our hosted service, or run models fully locally on your machine.`,
+  },
+  {
+    question: `What can I build with ${product.name}?`,
+    answer:
+      "React and Next.js web apps, chatbots and data tools, with built-in integrations for Neon, Supabase, Vercel, Stripe and Mixpanel.",
+  },
+  {
+    question: "Who owns the apps I build?",
+    answer: `You do. Everything you create with ${product.name} belongs to you, as our Terms of Service set out.`,
+  },
+  {
+    question: "Is the beta free?",
+    answer:
+      "Yes. Beta access costs nothing. If you use your own API keys, your AI provider bills you directly for what you use.",
+  },
+];
+
+export const notFound = {
+  heading: "Page not found",
+  body: "The page you were looking for doesn't exist or has moved.",
+  home: "Go to the home page",
+} as const;
