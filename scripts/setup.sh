@@ -88,9 +88,7 @@ build_fallback_toolchain() {
   local scratch
   scratch=$(mktemp -d)
   cargo "+$FALLBACK_TOOLCHAIN" init -q --lib --name wasm_std_scratch "$scratch"
-  # Built for size, like the crate itself: this std serves only the small wasm core.
-  (cd "$scratch" && RUSTC_BOOTSTRAP=1 CARGO_PROFILE_RELEASE_OPT_LEVEL=z \
-    cargo "+$FALLBACK_TOOLCHAIN" build -q --release \
+  (cd "$scratch" && RUSTC_BOOTSTRAP=1 cargo "+$FALLBACK_TOOLCHAIN" build -q --release \
     --target "$TARGET" -Z build-std=std,panic_abort,test,proc_macro)
   local libdir=/usr/lib/rustlib/$TARGET/lib
   sudo_if_needed mkdir -p "$libdir"
