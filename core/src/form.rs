@@ -60,17 +60,22 @@ pub enum EditError {
     UnknownInterest(UnknownInterest),
 }
 
-impl fmt::Display for EditError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl EditError {
+    /// What went wrong, as a constant.
+    pub const fn message(&self) -> &'static str {
         match self {
             EditError::Busy(Phase::Submitting) => {
-                f.write_str("the form cannot be edited while it is submitting")
+                "the form cannot be edited while it is submitting"
             }
-            EditError::Busy(_) => {
-                f.write_str("the form cannot be edited while the thank-you panel is shown")
-            }
-            EditError::UnknownInterest(e) => e.fmt(f),
+            EditError::Busy(_) => "the form cannot be edited while the thank-you panel is shown",
+            EditError::UnknownInterest(e) => e.message(),
         }
+    }
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
     }
 }
 

@@ -87,10 +87,17 @@ impl FromStr for Field {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownField(pub String);
 
+impl UnknownField {
+    /// What went wrong, as a constant: the value is not echoed (the caller has it, and
+    /// formatting it would cost wasm bytes).
+    pub const fn message(&self) -> &'static str {
+        "unknown field: expected one of name, email, company, role, message, interest"
+    }
+}
+
 impl fmt::Display for UnknownField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The value is not echoed: formatting it costs wasm bytes, and the caller has it.
-        f.write_str("unknown field: expected one of name, email, company, role, message, interest")
+        f.write_str(self.message())
     }
 }
 
@@ -149,11 +156,16 @@ impl FromStr for Interest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownInterest(pub String);
 
+impl UnknownInterest {
+    /// What went wrong, as a constant (see [`UnknownField::message`]).
+    pub const fn message(&self) -> &'static str {
+        "unknown interest: expected one of general, enterprise, developer, partnership, press"
+    }
+}
+
 impl fmt::Display for UnknownInterest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            "unknown interest: expected one of general, enterprise, developer, partnership, press",
-        )
+        f.write_str(self.message())
     }
 }
 

@@ -149,8 +149,13 @@ impl WaitlistForm {
         #[wasm_bindgen(unchecked_param_type = "Field")] field: &str,
         value: &str,
     ) -> Result<(), JsError> {
-        let field = field.parse::<Field>()?;
-        Ok(self.0.set(field, value)?)
+        // Constant messages, not `JsError::from`: that formats through `Display`.
+        let field = field
+            .parse::<Field>()
+            .map_err(|e| JsError::new(e.message()))?;
+        self.0
+            .set(field, value)
+            .map_err(|e| JsError::new(e.message()))
     }
 
     /// Submits at `now` (ms): valid data starts submitting, invalid data shows errors,
