@@ -1,15 +1,22 @@
-import { WaitlistForm } from "./components/WaitlistForm";
-import { useCore } from "./hooks/useCore";
+import { Route, Routes } from "react-router";
+import { Layout } from "./components/Layout";
+import { ContactPage } from "./pages/ContactPage";
+import { GdprPage } from "./pages/GdprPage";
+import { HomePage } from "./pages/HomePage";
+import { NotFoundPage } from "./pages/NotFoundPage";
+import { TermsPage } from "./pages/TermsPage";
 
+/** The four routes of spec §2, and a page for any other path. */
 export function App() {
-  const status = useCore();
   return (
-    <main id="main">
-      <h1>Join the Lathe waitlist</h1>
-      <WaitlistForm
-        core={status.state === "ready" ? status.core : null}
-        unavailable={status.state === "failed"}
-      />
-    </main>
+    <Routes>
+      <Route element={<Layout />}>
+        <Route index element={<HomePage />} />
+        <Route path="contact" element={<ContactPage />} />
+        <Route path="gdpr" element={<GdprPage />} />
+        <Route path="terms" element={<TermsPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
   );
 }
