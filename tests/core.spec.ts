@@ -8,7 +8,7 @@ test("the production bundle loads the wasm core and the form uses it", async ({ 
   page.on("pageerror", (e) => errors.push(e.message));
 
   const wasm = page.waitForResponse((r) => r.url().endsWith(".wasm"));
-  await page.goto("/");
+  await page.goto("/contact");
   const response = await wasm;
   expect(response.status()).toBe(200);
   expect(response.headers()["content-type"]).toBe("application/wasm");

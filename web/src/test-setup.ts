@@ -5,3 +5,44 @@ import "@testing-library/jest-dom/vitest";
 Object.assign(globalThis, {
   jest: { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) },
 });
+
+/** jsdom has no matchMedia: a controllable stand-in. `setMedia` changes what matches. */
+const matching = new Set<string>();
+const lists = new Map<string, Set<(e: MediaQueryListEvent) => void>>();
+
+export function setMedia(query: string, matches: boolean) {
+  if (matches) matching.add(query);
+  else matching.delete(query);
+  for (const listener of lists.get(query) ?? []) {
+    listener({ matches, media: query } as MediaQueryListEvent);
+  }
+}
+
+// The facade's tests run in Node, with no DOM to stand in for.
+if (typeof window !== "undefined") {
+  Object.defineProperty(window, "matchMedia", {
+    configurable: true,
+    value: (query: string) => {
+      const listeners = lists.get(query) ?? new Set();
+      lists.set(query, listeners);
+      return {
+        media: query,
+        get matches() {
+          return matching.has(query);
+        },
+        addEventListener: (_: string, l: (e: MediaQueryListEvent) => void) => listeners.add(l),
+        removeEventListener: (_: string, l: (e: MediaQueryListEvent) => void) =>
+          listeners.delete(l),
+      };
+    },
+  });
+
+  // jsdom draws nothing: no 2D context, as on a browser without canvas support.
+  HTMLCanvasElement.prototype.getContext = () => null;
+
+  afterEach(() => {
+    matching.clear();
+    localStorage.clear();
+    delete document.documentElement.dataset.theme;
+  });
+}

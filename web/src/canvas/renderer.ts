@@ -33,9 +33,18 @@ export class BackgroundRenderer {
   #onScreen = true;
   #pixelRatio = 1;
 
-  constructor(canvas: HTMLCanvasElement, core: Core, variant: Variant) {
+  /** A renderer, or null where the canvas cannot draw: the page does without. */
+  static create(canvas: HTMLCanvasElement, core: Core, variant: Variant) {
     const ctx = canvas.getContext("2d");
-    if (!ctx) throw new Error("canvas 2D context unavailable");
+    return ctx ? new BackgroundRenderer(canvas, ctx, core, variant) : null;
+  }
+
+  private constructor(
+    canvas: HTMLCanvasElement,
+    ctx: CanvasRenderingContext2D,
+    core: Core,
+    variant: Variant,
+  ) {
     this.#canvas = canvas;
     this.#ctx = ctx;
     this.#core = core;

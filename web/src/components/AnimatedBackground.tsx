@@ -20,7 +20,8 @@ export function AnimatedBackground({ variant }: { readonly variant: Variant }) {
 
   useEffect(() => {
     if (!core || !canvas.current) return;
-    const r = new BackgroundRenderer(canvas.current, core, variant);
+    const r = BackgroundRenderer.create(canvas.current, core, variant);
+    if (!r) return;
     renderer.current = r;
     return () => {
       renderer.current = null;

@@ -7,21 +7,22 @@ import { Header } from "./Header";
 
 /** Every page: skip link, header, main content, footer, and the background behind. */
 export function Layout() {
-  const { pathname, hash } = useLocation();
+  const { pathname, hash, key } = useLocation();
   const main = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
 
-  // After a client-side navigation, start at the top and move focus to the new page,
-  // as a full page load would; in-page anchors are left to the browser.
+  // After each client-side navigation (even to the page already shown), start at the
+  // top, at once, and move focus to the new page, as a full page load would. In-page
+  // anchors are left to the browser.
   useEffect(() => {
     if (firstRender.current) {
       firstRender.current = false;
       return;
     }
     if (hash) return;
-    window.scrollTo(0, 0);
+    window.scrollTo({ top: 0, left: 0, behavior: "instant" });
     main.current?.focus({ preventScroll: true });
-  }, [pathname, hash]);
+  }, [key, hash]);
 
   return (
     <>

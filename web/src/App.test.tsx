@@ -1,0 +1,81 @@
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { MemoryRouter } from "react-router";
+import { App } from "./App";
+
+function renderAt(path: string) {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <App />
+    </MemoryRouter>,
+  );
+}
+
+describe("App routes", () => {
+  it.each([
+    ["/", "Chat with AI to Build Apps", "Lathe: Chat with AI to Build Apps"],
+    ["/contact", "Get Early Access", "Get Early Access | Lathe"],
+    ["/gdpr", "GDPR Compliance Policy", "GDPR Compliance Policy | Lathe"],
+    ["/terms", "Terms of Service", "Terms of Service | Lathe"],
+    ["/nowhere", "Page not found", "Page not found | Lathe"],
+  ])("%s shows %s", (path, heading, title) => {
+    renderAt(path);
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent(heading);
+    expect(document.title).toBe(title);
+    expect(screen.getByRole("link", { name: "Skip to main content" })).toHaveAttribute(
+      "href",
+      "#main",
+    );
+    expect(document.querySelector("canvas")).toHaveAttribute("aria-hidden", "true");
+  });
+
+  it("the landing page has its buttons and six cards of three lines", () => {
+    renderAt("/");
+    const access = screen.getAllByRole("link", { name: "Get Early Access" });
+    expect(access).toHaveLength(2);
+    for (const link of access) expect(link).toHaveAttribute("href", "/contact");
+    expect(screen.getByRole("link", { name: "Learn More" })).toHaveAttribute("href", "#features");
+    expect(screen.getByRole("button", { name: "Join Community" })).toHaveAttribute(
+      "type",
+      "button",
+    );
+    const cards = document.querySelectorAll("#features article");
+    expect(cards).toHaveLength(6);
+    for (const card of cards)
+      expect(within(card as HTMLElement).getAllByRole("listitem")).toHaveLength(3);
+  });
+
+  it("the footer links where the spec says, and Support goes nowhere", async () => {
+    renderAt("/");
+    const footer = screen.getByRole("contentinfo");
+    const href = (name: string) => within(footer).getByRole("link", { name }).getAttribute("href");
+    expect(href("GDPR Compliance")).toBe("/gdpr");
+    expect(href("Privacy Policy")).toBe("/gdpr");
+    expect(href("Terms of Service")).toBe("/terms");
+    expect(href("Contact")).toBe("/contact");
+    await userEvent.click(within(footer).getByRole("link", { name: "Support" }));
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent(
+      "Chat with AI to Build Apps",
+    );
+    expect(within(footer).getByRole("button", { name: /Switch to dark theme/ })).toBeVisible();
+  });
+
+  it("navigating moves focus to the new page", async () => {
+    renderAt("/");
+    const [first] = screen.getAllByRole("link", { name: "Get Early Access" });
+    if (!first) throw new Error("no Get Early Access link");
+    await userEvent.click(first);
+    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Get Early Access");
+    expect(screen.getByRole("main")).toHaveFocus();
+  });
+
+  it("the contact page has five questions with answers", () => {
+    renderAt("/contact");
+    const items = document.querySelectorAll("details");
+    expect(items).toHaveLength(5);
+    for (const item of items) {
+      expect(item.querySelector("summary")?.textContent).toMatch(/\?$/);
+      expect(item.querySelector("p")?.textContent.length).toBeGreaterThan(20);
+    }
+  });
+});
