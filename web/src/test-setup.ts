@@ -43,6 +43,7 @@ if (typeof window !== "undefined") {
   afterEach(() => {
     matching.clear();
     localStorage.clear();
+    sessionStorage.clear();
     delete document.documentElement.dataset.theme;
   });
 }

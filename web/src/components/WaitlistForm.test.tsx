@@ -150,6 +150,25 @@ describe("WaitlistForm", () => {
     expect(field(/^Message/)).toHaveValue("Please keep this");
   });
 
+  it("restores a draft after a refresh and clears it once a submit succeeds", async () => {
+    sessionStorage.setItem(
+      "lathe:waitlist-draft",
+      JSON.stringify({ name: "Ada", email: "ada@example.com", message: "Kept", interest: "press" }),
+    );
+    const { user } = setup({ core });
+    expect(field(/Full name/)).toHaveValue("Ada");
+    expect(field(/^Message/)).toHaveValue("Kept");
+    expect(field(/interested in/)).toHaveValue("press");
+    await user.type(field(/^Message/), " and more");
+    await advance(300);
+    expect(JSON.parse(sessionStorage.getItem("lathe:waitlist-draft") ?? "{}")).toMatchObject({
+      message: "Kept and more",
+    });
+    await user.click(submitButton());
+    expect(submitButton()).toHaveTextContent("Submitting...");
+    expect(sessionStorage.getItem("lathe:waitlist-draft")).toBeNull();
+  });
+
   it("cancels its timers when unmounted mid-submit", async () => {
     const { user, unmount } = setup({ core });
     await fillValid(user);

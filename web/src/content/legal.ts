@@ -112,7 +112,13 @@ export const gdpr: LegalDocument = {
     {
       heading: "Cookies",
       blocks: [
-        "This website sets no cookies and loads nothing from other websites. It stores one preference in your browser's local storage: your choice of light or dark theme, under the key 'theme', kept until you clear it. It is never sent to us.",
+        "This website sets no cookies and loads nothing from other websites. It keeps two things in your browser, and sends neither to us:",
+        {
+          list: [
+            "your choice of light or dark theme, in local storage under the key 'theme', once you use the theme switch; it stays until you clear it",
+            "while you fill in the waitlist form, a draft of what you have typed, in this tab's session storage, so that reloading the page loses nothing; it is deleted when you submit the form or close the tab",
+          ],
+        },
       ],
     },
     {

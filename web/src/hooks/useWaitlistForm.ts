@@ -10,6 +10,7 @@ import {
   setField,
 } from "../core";
 import { formDefaults } from "../content/form";
+import { clearDraft, loadDraft, saveDraft } from "./formDraft";
 
 export interface WaitlistFormView {
   readonly phase: Phase;
@@ -31,6 +32,9 @@ export interface WaitlistFormHandle extends WaitlistFormView {
   readonly submit: () => SubmitResult | null;
 }
 
+/** The draft is written this long after typing pauses, and on leaving the page. */
+const DRAFT_SAVE_DELAY_MS = 300;
+
 const initial: WaitlistFormView = {
   phase: "idle",
   values: formDefaults.values,
@@ -46,10 +50,11 @@ const initial: WaitlistFormView = {
  */
 export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
   const formRef = useRef<WaitlistForm | null>(null);
-  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>({
+  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>(() => ({
     ...initial,
+    values: loadDraft() ?? initial.values,
     wakeAt: null,
-  });
+  }));
   // What was typed before the core was ready goes into the new form, nothing lost.
   const handOverDraft = useEffectEvent((form: WaitlistForm) => {
     for (const [field, value] of Object.entries(view.values) as [Field, string][]) {
@@ -87,6 +92,34 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
       clearTimeout(timer);
     };
   }, [wakeAt]);
+
+  // Keep a draft while idle; a submit that starts clears it (the reset empties the form).
+  const { values, phase } = view;
+  useEffect(() => {
+    if (phase !== "idle") {
+      clearDraft();
+      return;
+    }
+    const timer = setTimeout(() => {
+      saveDraft(values);
+    }, DRAFT_SAVE_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [values, phase]);
+
+  const saveNow = useEffectEvent(() => {
+    if (phase === "idle") saveDraft(values);
+  });
+  useEffect(() => {
+    const onLeave = () => {
+      saveNow();
+    };
+    addEventListener("pagehide", onLeave);
+    return () => {
+      removeEventListener("pagehide", onLeave);
+    };
+  }, []);
 
   const set = useCallback((field: Field, value: string) => {
     const form = formRef.current;

@@ -1,0 +1,197 @@
+import { type Page, expect, test } from "@playwright/test";
+import { coreReady, routes, watch } from "./helpers";
+
+const name = (page: Page) => page.getByLabel("Full name");
+const email = (page: Page) => page.getByLabel("Email address");
+const message = (page: Page) => page.getByLabel("Message", { exact: true });
+const submit = (page: Page) =>
+  page.getByRole("button", { name: /Request Early Access|Submitting/ });
+
+test.describe("when the wasm core cannot load", () => {
+  test.beforeEach(async ({ page }) => {
+    await page.route("**/*.wasm", (route) => route.abort());
+  });
+
+  for (const route of routes) {
+    test(`${route} still renders and reads well`, async ({ page }) => {
+      const watcher = watch(page);
+      await page.goto(route);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      await expect(page.getByRole("contentinfo")).toBeVisible();
+      await page.waitForTimeout(300);
+      expect(watcher.errors.filter((e) => !e.startsWith("Failed to load resource"))).toEqual([]);
+      expect(watcher.foreign).toEqual([]);
+    });
+  }
+
+  test("the form keeps what was typed and says how to reach us instead", async ({ page }) => {
+    const watcher = watch(page);
+    await page.goto("/contact");
+    await name(page).fill("Ada Lovelace");
+    await email(page).fill("ada@example.com");
+    await message(page).fill("Please keep every word of this.");
+    await page.getByLabel("I'm interested in").selectOption("partnership");
+    await submit(page).click();
+    const alert = page.getByRole("alert");
+    await expect(alert).toHaveText(
+      "The form can't be sent right now. Everything you typed is still here: please copy it and email us at hello@example.com.",
+    );
+    await expect(alert.getByRole("link", { name: "hello@example.com" })).toHaveAttribute(
+      "href",
+      "mailto:hello@example.com",
+    );
+    await expect(name(page)).toHaveValue("Ada Lovelace");
+    await expect(message(page)).toHaveValue("Please keep every word of this.");
+    await expect(page.getByLabel("I'm interested in")).toHaveValue("partnership");
+    expect(watcher.errors.filter((e) => !e.startsWith("Failed to load resource"))).toEqual([]);
+  });
+});
+
+test("a refresh in the middle of typing keeps what was typed, until it is sent", async ({
+  page,
+}) => {
+  await page.clock.install({ time: new Date("2026-01-05T09:00:00Z") });
+  await page.goto("/contact");
+  await coreReady(page);
+  await name(page).fill("Ada");
+  await email(page).fill("ada@example.com");
+  await message(page).fill("Half a thought");
+  await page.reload();
+  await coreReady(page);
+  await expect(name(page)).toHaveValue("Ada");
+  await expect(email(page)).toHaveValue("ada@example.com");
+  await expect(message(page)).toHaveValue("Half a thought");
+
+  await page.clock.pauseAt(new Date("2026-01-05T09:01:00Z"));
+  await submit(page).click();
+  await expect(submit(page)).toHaveText("Submitting...");
+  expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  await page.clock.runFor(7000);
+  await page.reload();
+  await coreReady(page);
+  await expect(name(page)).toHaveValue("");
+  await expect(message(page)).toHaveValue("");
+});
+
+test("a 1 MB pasted message is validated without a visible pause", async ({ page }) => {
+  await page.goto("/contact");
+  await coreReady(page);
+  const timings = await page.evaluate(() => {
+    const textarea = document.querySelector("textarea");
+    const form = document.querySelector("form");
+    if (!textarea || !form) throw new Error("no form");
+    const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")?.set;
+    const big = "Lathe ✨ שלום\n".repeat(80_000);
+    const t0 = performance.now();
+    setValue?.call(textarea, big);
+    textarea.dispatchEvent(new Event("input", { bubbles: true }));
+    const t1 = performance.now();
+    // The browser lays out the pasted text (its own cost, with or without this site's
+    // code); measured apart, so that what is timed next is validation alone.
+    void document.body.offsetHeight;
+    const t2 = performance.now();
+    form.requestSubmit();
+    const t3 = performance.now();
+    return {
+      bytes: new TextEncoder().encode(big).length,
+      paste: t1 - t0,
+      layout: t2 - t1,
+      submit: t3 - t2,
+    };
+  });
+  expect(timings.bytes).toBeGreaterThan(1_000_000);
+  console.log(
+    `1 MB paste: ${timings.paste.toFixed(1)} ms; browser text layout: ${timings.layout.toFixed(0)} ms; validating submit: ${timings.submit.toFixed(1)} ms`,
+  );
+  // Generous bounds: a visible pause is around 100 ms; these are far from a second.
+  expect(timings.paste).toBeLessThan(250);
+  expect(timings.submit).toBeLessThan(250);
+  await expect(page.getByText("Full name is required")).toBeVisible();
+  await expect(message(page)).not.toHaveAttribute("aria-invalid");
+});
+
+test("a tab hidden for minutes resumes without a jump or a burst of frames", async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { frames$: number };
+    w.frames$ = 0;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (cb) => {
+      w.frames$ += 1;
+      return raf(cb);
+    };
+  });
+  await page.clock.install({ time: new Date("2026-01-05T09:00:00Z") });
+  await page.goto("/");
+  await coreReady(page);
+  await page.clock.pauseAt(new Date("2026-01-05T09:01:00Z"));
+  await page.clock.runFor(500);
+
+  // Snapshots stay in the page; only the count of differing bytes comes back.
+  const snap = (name: string) =>
+    page.evaluate((n) => {
+      const c = document.querySelector<HTMLCanvasElement>("canvas.background-canvas");
+      const data = c?.getContext("2d")?.getImageData(0, 0, c.width, c.height).data;
+      (window as unknown as Record<string, unknown>)[n] = data;
+    }, name);
+  const changed = (a: string, b: string) =>
+    page.evaluate(
+      ([x, y]) => {
+        const w = window as unknown as Record<string, Uint8ClampedArray>;
+        const [p, q] = [w[x], w[y]];
+        let count = 0;
+        for (let i = 0; i < (p?.length ?? 0); i++) if (p?.[i] !== q?.[i]) count++;
+        return count;
+      },
+      [a, b],
+    );
+  const frames = () => page.evaluate(() => (window as unknown as { frames$: number }).frames$);
+  const setHidden = (hidden: boolean) =>
+    page.evaluate((h) => {
+      Object.defineProperty(document, "hidden", { configurable: true, get: () => h });
+      Object.defineProperty(document, "visibilityState", {
+        configurable: true,
+        get: () => (h ? "hidden" : "visible"),
+      });
+      document.dispatchEvent(new Event("visibilitychange"));
+    }, hidden);
+
+  await snap("before");
+  await setHidden(true);
+  const framesWhenHidden = await frames();
+  await page.clock.fastForward("05:00");
+  expect(await frames(), "no frames while hidden").toBe(framesWhenHidden);
+
+  await setHidden(false);
+  // One frame: the first after a pause steps by nothing, so nothing has moved at all.
+  await page.clock.runFor(17);
+  expect(
+    (await frames()) - framesWhenHidden,
+    "one frame, not a catch-up burst",
+  ).toBeLessThanOrEqual(2);
+  await snap("resumed");
+  expect(await changed("before", "resumed"), "no jump on return").toBe(0);
+  // And then it moves on as before.
+  await page.clock.runFor(1000);
+  await snap("later");
+  expect(await changed("before", "later")).toBeGreaterThan(1000);
+});
+
+test("tiny and huge viewports cause no error", async ({ page }) => {
+  const watcher = watch(page);
+  await page.goto("/");
+  await coreReady(page);
+  for (const [width, height] of [
+    [1, 1],
+    [120, 80],
+    [3840, 2160],
+    [7680, 4320],
+    [320, 568],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(100);
+    await expect(page.locator("canvas.background-canvas")).toHaveJSProperty("width", width);
+  }
+  await page.goto("/contact");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  watcher.expectClean();
+});

@@ -1,0 +1,39 @@
+import { formDefaults } from "../content/form";
+import { clearDraft, loadDraft, saveDraft } from "./formDraft";
+
+const KEY = "lathe:waitlist-draft";
+const typed = { ...formDefaults.values, name: "Ada", message: "שלום 😀\n".repeat(3) };
+
+describe("the form draft", () => {
+  it("round-trips what was typed, and an empty form removes it", () => {
+    saveDraft(typed);
+    expect(loadDraft()).toEqual(typed);
+    saveDraft(formDefaults.values);
+    expect(sessionStorage.getItem(KEY)).toBeNull();
+    expect(loadDraft()).toBeNull();
+  });
+
+  it("takes what is sound from a damaged draft and ignores the rest", () => {
+    sessionStorage.setItem(KEY, JSON.stringify({ name: "Ada", email: 42, interest: "sales" }));
+    expect(loadDraft()).toEqual({ ...formDefaults.values, name: "Ada" });
+    for (const garbage of ["{", "null", "[]", '"text"', "42", JSON.stringify({ email: {} })]) {
+      sessionStorage.setItem(KEY, garbage);
+      expect(loadDraft()).toBeNull();
+    }
+  });
+
+  it("never throws when storage does", () => {
+    const refuse = () => {
+      throw new DOMException("quota", "QuotaExceededError");
+    };
+    vi.spyOn(Storage.prototype, "getItem").mockImplementation(refuse);
+    vi.spyOn(Storage.prototype, "setItem").mockImplementation(refuse);
+    vi.spyOn(Storage.prototype, "removeItem").mockImplementation(refuse);
+    expect(loadDraft()).toBeNull();
+    expect(() => {
+      saveDraft(typed);
+      saveDraft(formDefaults.values);
+      clearDraft();
+    }).not.toThrow();
+  });
+});
