@@ -14,7 +14,7 @@ CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-e2e screenshots clean
+.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-e2e screenshots fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -66,5 +66,11 @@ screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshot
 	mkdir -p screenshots
 	cd tests && CHROMIUM="$(CHROMIUM)" npx playwright test -c screenshots.config.ts
 
+FUZZ_SECONDS ?= 60
+fuzz: ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
+	cd fuzz && cargo +nightly fuzz run validation -- -max_total_time=$(FUZZ_SECONDS)
+	cd fuzz && cargo +nightly fuzz run form_events -- -max_total_time=$(FUZZ_SECONDS)
+
 clean: ## Remove build output (keeps installed tools)
-	rm -rf pkg web/dist target test-results playwright-report
+	rm -rf pkg web/dist target fuzz/target test-results playwright-report
