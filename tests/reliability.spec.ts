@@ -135,14 +135,14 @@ test("a tab hidden for minutes resumes without a jump or a burst of frames", asy
     }, name);
   const changed = (a: string, b: string) =>
     page.evaluate(
-      ([x, y]) => {
-        const w = window as unknown as Record<string, Uint8ClampedArray>;
+      ({ x, y }) => {
+        const w = window as unknown as Record<string, Uint8ClampedArray | undefined>;
         const [p, q] = [w[x], w[y]];
         let count = 0;
         for (let i = 0; i < (p?.length ?? 0); i++) if (p?.[i] !== q?.[i]) count++;
         return count;
       },
-      [a, b],
+      { x: a, y: b },
     );
   const frames = () => page.evaluate(() => (window as unknown as { frames$: number }).frames$);
   const setHidden = (hidden: boolean) =>
