@@ -12,9 +12,9 @@ RUST := RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
 
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs)
-WEB_SOURCES := $(shell find web/src web/public web/index.html web/vite.config.ts -type f 2>/dev/null)
+WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-e2e screenshots fuzz clean
+.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ setup: ## Install whatever is missing (Rust wasm32 target, wasm-pack, Chromium, 
 
 start: build ## Install, build and serve the site on http://localhost:4173
 	@echo "Serving the production build on http://localhost:4173 (Ctrl-C stops it)"
-	npm run preview -w web -- --host 127.0.0.1
+	node web/scripts/serve.mjs --port 4173
 
 build: setup web/dist/index.html ## Build the static site into web/dist/
 
@@ -38,7 +38,7 @@ pkg/package.json: $(CORE_SOURCES)
 web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json
 	npm run build -w web
 
-test: setup lint test-rust test-wasm test-web test-e2e ## Install, then run every check and test
+test: setup lint test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
 	@echo "All checks and tests passed."
 
 lint: pkg/package.json ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
@@ -58,6 +58,10 @@ test-wasm: ## The wasm boundary in headless Chromium
 
 test-web: pkg/package.json ## Vitest: facade, hooks, components
 	npm test -w web
+
+test-html: build ## The W3C Nu HTML Checker on every built page: no error
+	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist
+	@echo "vnu: $$(find web/dist -name '*.html' | wc -l) pages, no error"
 
 test-e2e: build ## Playwright against the production build in system Chromium
 	CHROMIUM="$(CHROMIUM)" npm test -w tests

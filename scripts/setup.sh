@@ -135,6 +135,9 @@ elif ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; t
   apt_install chromium chromium-driver
 fi
 
+# Java for the W3C Nu HTML Checker (vnu-jar, from npm).
+command -v java >/dev/null || apt_install openjdk-17-jre-headless
+
 # Node packages, exactly as package-lock.json pins them (binaryen's wasm-opt among them).
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"

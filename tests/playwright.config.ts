@@ -30,7 +30,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npm run preview -w web -- --port ${port} --strictPort --host 127.0.0.1`,
+    // The production server: the built pages, their headers, 404s.
+    command: `node web/scripts/serve.mjs --port ${String(port)} --host 127.0.0.1`,
     cwd: "..",
     url: `http://127.0.0.1:${port}`,
     reuseExistingServer: false,

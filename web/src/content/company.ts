@@ -3,6 +3,8 @@
 
 export const product = {
   name: "Lathe",
+  /** Where the site lives: canonical links, Open Graph and the sitemap use it. */
+  siteUrl: "https://lathe.example.com",
 } as const;
 
 export const company = {

@@ -1,10 +1,24 @@
 import { useEffect } from "react";
+import { useLocation } from "react-router";
+import { product } from "../content/company";
 import type { PageMeta } from "../content/site";
 
-/** Keeps the document's title and description in step with the page shown. */
+/**
+ * Keeps the head in step with the page shown after client-side navigation. The built
+ * HTML of each page already carries the same tags (scripts/prerender.mjs).
+ */
 export function usePageMeta({ title, description }: PageMeta) {
+  const { pathname } = useLocation();
   useEffect(() => {
+    const url = product.siteUrl + pathname;
     document.title = title;
-    document.querySelector('meta[name="description"]')?.setAttribute("content", description);
-  }, [title, description]);
+    const set = (selector: string, attribute: string, value: string) => {
+      document.querySelector(selector)?.setAttribute(attribute, value);
+    };
+    set('meta[name="description"]', "content", description);
+    set('link[rel="canonical"]', "href", url);
+    set('meta[property="og:title"]', "content", title);
+    set('meta[property="og:description"]', "content", description);
+    set('meta[property="og:url"]', "content", url);
+  }, [title, description, pathname]);
 }

@@ -50,11 +50,10 @@ const initial: WaitlistFormView = {
  */
 export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
   const formRef = useRef<WaitlistForm | null>(null);
-  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>(() => ({
+  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>({
     ...initial,
-    values: loadDraft() ?? initial.values,
     wakeAt: null,
-  }));
+  });
   // What was typed before the core was ready goes into the new form, nothing lost.
   const handOverDraft = useEffectEvent((form: WaitlistForm) => {
     for (const [field, value] of Object.entries(view.values) as [Field, string][]) {
@@ -73,6 +72,21 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
       form.free();
     };
   }, [core]);
+
+  // A draft from before a refresh, restored after hydration (the server has no
+  // sessionStorage, so the first render must match its HTML). Runs after the effect
+  // above, so a form that already exists receives the draft directly.
+  useEffect(() => {
+    const draft = loadDraft();
+    if (!draft) return;
+    const form = formRef.current;
+    if (form) {
+      for (const [field, value] of Object.entries(draft) as [Field, string][]) {
+        setField(form, field, value);
+      }
+    }
+    setView((v) => (form ? form.state() : { ...v, values: draft }));
+  }, []);
 
   const { wakeAt } = view;
   useEffect(() => {

@@ -1,0 +1,168 @@
+import { createHash } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { coreReady, routes, watch } from "./helpers";
+
+const site = "https://lathe.example.com";
+const pages = {
+  "/": {
+    title: "Lathe: Chat with AI to Build Apps",
+    h1: "Chat with AI to Build Apps",
+    text: "AI-Powered App Builder",
+  },
+  "/contact": {
+    title: "Get Early Access | Lathe",
+    h1: "Get Early Access",
+    text: "Frequently asked questions",
+  },
+  "/gdpr": {
+    title: "GDPR Compliance Policy | Lathe",
+    h1: "GDPR Compliance Policy",
+    text: "Analytics data: 1 year",
+  },
+  "/terms": {
+    title: "Terms of Service | Lathe",
+    h1: "Terms of Service",
+    text: "30 days' notice",
+  },
+} as const;
+
+test.describe("prerendered pages, with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  for (const route of routes) {
+    test(`${route} arrives as complete HTML with its own head`, async ({ page }) => {
+      const response = await page.goto(route);
+      expect(response?.status()).toBe(200);
+      const { title, h1, text } = pages[route];
+      await expect(page).toHaveTitle(title);
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(h1);
+      await expect(page.getByRole("main")).toContainText(text);
+      await expect(page.locator("html")).toHaveAttribute("lang", "en-GB");
+      const url = site + (route === "/" ? "/" : route);
+      await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", url);
+      await expect(page.locator('meta[property="og:url"]')).toHaveAttribute("content", url);
+      await expect(page.locator('meta[property="og:title"]')).toHaveAttribute("content", title);
+      const description = await page.locator('meta[name="description"]').getAttribute("content");
+      expect(description?.length).toBeGreaterThan(50);
+      await expect(page.locator('meta[property="og:description"]')).toHaveAttribute(
+        "content",
+        description ?? "",
+      );
+      await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon.svg");
+    });
+  }
+
+  test("the form is in the HTML, fields and all", async ({ page }) => {
+    await page.goto("/contact");
+    await expect(page.getByLabel("Full name")).toHaveAttribute("required", "");
+    await expect(page.getByLabel("Message", { exact: true })).toHaveAttribute("rows", "4");
+    await expect(page.getByRole("button", { name: "Request Early Access" })).toBeVisible();
+  });
+});
+
+test("pages hydrate without a mismatch and then work", async ({ page }) => {
+  const watcher = watch(page);
+  for (const route of routes) {
+    await page.goto(route);
+    await coreReady(page);
+  }
+  await page.goto("/contact");
+  await coreReady(page);
+  await page.getByRole("button", { name: "Request Early Access" }).click();
+  await expect(page.getByText("Full name is required")).toBeVisible();
+  watcher.expectClean();
+});
+
+test("an unknown path is a 404 with a way home; 404.html exists for static hosts", async ({
+  page,
+  request,
+}) => {
+  const response = await page.goto("/no/such/page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
+  await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
+  await page.getByRole("link", { name: "Go to the home page" }).click();
+  await expect(page).toHaveURL("/");
+  expect((await request.get("/404.html")).status()).toBe(200);
+});
+
+test("robots.txt and sitemap.xml", async ({ request }) => {
+  const robots = await (await request.get("/robots.txt")).text();
+  expect(robots).toContain("User-agent: *");
+  expect(robots).toContain(`Sitemap: ${site}/sitemap.xml`);
+  const sitemap = await (await request.get("/sitemap.xml")).text();
+  const locs = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
+  expect(locs).toEqual([`${site}/`, `${site}/contact`, `${site}/gdpr`, `${site}/terms`]);
+});
+
+test.describe("security", () => {
+  for (const route of [...routes, "/missing"]) {
+    test(`${route} is served with the security headers`, async ({ request }) => {
+      const response = await request.get(route);
+      const headers = response.headers();
+      const csp = headers["content-security-policy"] ?? "";
+      for (const directive of [
+        "default-src 'none'",
+        "script-src 'self' 'wasm-unsafe-eval' 'sha256-",
+        "connect-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "font-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "object-src 'none'",
+        "frame-ancestors 'none'",
+      ]) {
+        expect(csp).toContain(directive);
+      }
+      expect(csp).not.toContain("unsafe-inline");
+      expect(headers["x-content-type-options"]).toBe("nosniff");
+      expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+      expect(headers["permissions-policy"]).toContain("camera=()");
+      expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
+    });
+  }
+
+  test("every page carries the policy as a meta, with the inline script's real hash", async ({
+    request,
+  }) => {
+    for (const route of routes) {
+      const html = await (await request.get(route)).text();
+      const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+      expect(meta).toContain("script-src 'self' 'wasm-unsafe-eval' 'sha256-");
+      expect(meta).not.toContain("frame-ancestors");
+      const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
+      const hash = createHash("sha256").update(script, "utf8").digest("base64");
+      expect(meta).toContain(`'sha256-${hash}'`);
+    }
+  });
+
+  test("no page breaks its policy, even while the form works", async ({ page }) => {
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { violations: string[] }).violations = seen;
+      document.addEventListener("securitypolicyviolation", (e) => {
+        seen.push(`${e.violatedDirective} ${e.blockedURI}`);
+      });
+    });
+    const violations = () =>
+      page.evaluate(() => (window as unknown as { violations: string[] }).violations);
+    for (const route of routes) {
+      await page.goto(route);
+      await coreReady(page);
+      await page.waitForTimeout(200);
+      expect(await violations(), route).toEqual([]);
+    }
+    await page.getByRole("button", { name: /Switch to/ }).click();
+    await page.goto("/contact");
+    await coreReady(page);
+    await page.getByLabel("Full name").fill("Ada");
+    await page.getByLabel("Email address").fill("ada@example.com");
+    await page.getByLabel("Message", { exact: true }).fill("Hi");
+    await page.getByRole("button", { name: "Request Early Access" }).click();
+    await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible({
+      timeout: 5000,
+    });
+    expect(await violations()).toEqual([]);
+  });
+});

@@ -1,0 +1,99 @@
+// After `vite build` (client) and `vite build --ssr` (server entry): writes every route
+// as complete HTML with its own head, the Content-Security-Policy (with the hash of
+// index.html's inline script, computed here, never pasted), robots.txt, sitemap.xml
+// and _headers for static hosts. scripts/serve.mjs serves the result.
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const web = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(web, "dist");
+const server = join(web, "dist-server");
+const { render, prerendered, product } = await import(join(server, "entry-server.js"));
+
+const template = readFileSync(join(dist, "index.html"), "utf8");
+
+const inlineScripts = [...template.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+const hashes = inlineScripts.map(
+  (code) => `'sha256-${createHash("sha256").update(code, "utf8").digest("base64")}'`,
+);
+
+/** The policy for every page; as a header it also forbids framing. */
+const policy = [
+  "default-src 'none'",
+  `script-src 'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
+  "connect-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join("; ");
+
+const headers = {
+  "Content-Security-Policy": `${policy}; frame-ancestors 'none'`,
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "Permissions-Policy":
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+  "Cross-Origin-Opener-Policy": "same-origin",
+};
+
+const escape = (text) =>
+  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+function head({ path, meta }) {
+  const url = product.siteUrl + (path === "/404" ? "/" : path);
+  return [
+    `<meta http-equiv="Content-Security-Policy" content="${escape(policy)}" />`,
+    `<title>${escape(meta.title)}</title>`,
+    `<meta name="description" content="${escape(meta.description)}" />`,
+    path === "/404" ? `<meta name="robots" content="noindex" />` : "",
+    `<link rel="canonical" href="${escape(url)}" />`,
+    `<meta property="og:type" content="website" />`,
+    `<meta property="og:site_name" content="${escape(product.name)}" />`,
+    `<meta property="og:title" content="${escape(meta.title)}" />`,
+    `<meta property="og:description" content="${escape(meta.description)}" />`,
+    `<meta property="og:url" content="${escape(url)}" />`,
+    `<meta property="og:locale" content="en_GB" />`,
+  ]
+    .filter(Boolean)
+    .join("\n    ");
+}
+
+const headStart = /<title>[\s\S]*?<\/title>\s*<meta\s+name="description"[\s\S]*?\/>/;
+if (!headStart.test(template) || !template.includes('<div id="root"></div>')) {
+  throw new Error("index.html no longer has the title, description or #root this script fills");
+}
+
+for (const page of prerendered) {
+  const html = template
+    .replace(headStart, head(page))
+    .replace('<div id="root"></div>', `<div id="root">${render(page.path)}</div>`);
+  const file = join(dist, page.file);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, html);
+}
+
+writeFileSync(
+  join(dist, "robots.txt"),
+  `User-agent: *\nAllow: /\n\nSitemap: ${product.siteUrl}/sitemap.xml\n`,
+);
+writeFileSync(
+  join(dist, "sitemap.xml"),
+  `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${prerendered
+    .filter((p) => p.indexed)
+    .map((p) => `  <url><loc>${product.siteUrl}${p.path === "/" ? "/" : p.path}</loc></url>`)
+    .join("\n")}\n</urlset>\n`,
+);
+writeFileSync(
+  join(dist, "_headers"),
+  `/*\n${Object.entries(headers)
+    .map(([name, value]) => `  ${name}: ${value}`)
+    .join("\n")}\n/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n`,
+);
+rmSync(server, { recursive: true, force: true });
+console.log(`prerendered ${prerendered.length} pages; CSP script hashes: ${hashes.join(" ")}`);
