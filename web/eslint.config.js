@@ -18,4 +18,10 @@ export default tseslint.config(
     files: ["eslint.config.js"],
     extends: [tseslint.configs.disableTypeChecked],
   },
+  {
+    // Node build and serve scripts: plain JavaScript, linted without type information.
+    files: ["scripts/**/*.mjs"],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: globals.node },
+  },
 );
