@@ -1,0 +1,160 @@
+import AxeBuilder from "@axe-core/playwright";
+import { type Page, expect, test } from "@playwright/test";
+import { coreReady, routes } from "./helpers";
+
+const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+async function violations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(tags).analyze();
+  return results.violations.map((v) => ({
+    id: v.id,
+    nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`),
+  }));
+}
+
+for (const scheme of ["light", "dark"] as const) {
+  test.describe(`axe, ${scheme} theme`, () => {
+    test.use({ colorScheme: scheme });
+
+    for (const route of [...routes, "/missing"]) {
+      test(`${route}: no WCAG 2.2 AA violation`, async ({ page }) => {
+        await page.goto(route);
+        await coreReady(page);
+        await expect(page.locator("html")).toHaveAttribute("data-theme", scheme);
+        expect(await violations(page)).toEqual([]);
+      });
+    }
+
+    test("the form with errors, and its thank-you panel: no violation", async ({ page }) => {
+      await page.clock.install();
+      await page.goto("/contact");
+      await coreReady(page);
+      await page.getByRole("button", { name: "Request Early Access" }).click();
+      await expect(page.getByText("Full name is required")).toBeVisible();
+      expect(await violations(page)).toEqual([]);
+      await page.getByLabel("Full name").fill("Ada");
+      await page.getByLabel("Email address").fill("ada@example.com");
+      await page.getByLabel("Message", { exact: true }).fill("Hi");
+      await page.getByRole("button", { name: "Request Early Access" }).click();
+      await page.clock.runFor(2000);
+      await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+      expect(await violations(page)).toEqual([]);
+    });
+  });
+}
+
+/** The focused element, and whether it shows a visible focus indicator. */
+async function focused(page: Page) {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body) return null;
+    const style = getComputedStyle(el);
+    const visible =
+      (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2) ||
+      style.boxShadow !== "none";
+    return {
+      tag: el.tagName,
+      name: el.getAttribute("aria-label") ?? el.textContent.trim().slice(0, 40),
+      id: el.id,
+      visible,
+    };
+  });
+}
+
+test.describe("keyboard only", () => {
+  test("the skip link comes first and jumps to the main content", async ({ page }) => {
+    await page.goto("/gdpr");
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to main content" });
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("main")).toBeFocused();
+    await page.keyboard.press("Tab");
+    // Next stop: the first link inside the policy, not the header.
+    expect((await focused(page))?.name).toBe("hello@example.com");
+  });
+
+  test("every stop on every page shows a visible focus", async ({ page }) => {
+    for (const route of routes) {
+      await page.goto(route);
+      await coreReady(page);
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press("Tab");
+        const stop = await focused(page);
+        if (!stop) break;
+        expect(stop.visible, `${route}: ${stop.tag} "${stop.name}"`).toBe(true);
+      }
+    }
+  });
+
+  test("landmarks: banner, main, contentinfo and a named footer navigation", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("banner")).toHaveCount(1);
+    await expect(page.getByRole("main")).toHaveCount(1);
+    await expect(page.getByRole("contentinfo")).toHaveCount(1);
+    await expect(page.getByRole("navigation", { name: "Footer" })).toBeVisible();
+  });
+
+  test("the form's tab order follows its reading order, and Enter submits", async ({ page }) => {
+    await page.goto("/contact");
+    await coreReady(page);
+    await page.getByLabel("Full name").focus();
+    const order = [];
+    for (let i = 0; i < 7; i++) {
+      if (i > 0) await page.keyboard.press("Tab");
+      order.push((await focused(page))?.id.replace(/^.*-/, ""));
+    }
+    expect(order).toEqual(["name", "email", "company", "role", "interest", "message", ""]);
+    await expect(page.getByRole("button", { name: "Request Early Access" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByText("Full name is required")).toBeVisible();
+    await expect(page.getByLabel("Full name")).toBeFocused();
+  });
+
+  test("Enter and Space open the questions; buttons answer to both", async ({ page }) => {
+    await page.goto("/contact");
+    await coreReady(page);
+    const [first, second] = [page.locator("details").nth(0), page.locator("details").nth(1)];
+    await first.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await expect(first).toHaveAttribute("open", "");
+    await second.locator("summary").focus();
+    await page.keyboard.press("Space");
+    await expect(second).toHaveAttribute("open", "");
+    await page.keyboard.press("Space");
+    await expect(second).not.toHaveAttribute("open");
+
+    const toggle = page.getByRole("button", { name: /Switch to (dark|light) theme/ });
+    const before = await page.locator("html").getAttribute("data-theme");
+    await toggle.focus();
+    await page.keyboard.press("Space");
+    await expect(page.locator("html")).not.toHaveAttribute("data-theme", before ?? "");
+    await page.keyboard.press("Enter");
+    await expect(page.locator("html")).toHaveAttribute("data-theme", before ?? "");
+  });
+
+  test("Learn More works from the keyboard", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 520 });
+    await page.goto("/");
+    await page.getByRole("link", { name: "Learn More" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page.locator("#features h2")).toBeInViewport();
+  });
+});
+
+test("interactive targets are at least 24 by 24 pixels", async ({ page }) => {
+  for (const route of routes) {
+    await page.goto(route);
+    await coreReady(page);
+    const small = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("a, button, input, select, textarea, summary")]
+        .filter((el) => !el.closest("p, li:not(.footer-links li), dd"))
+        .filter((el) => el.getClientRects().length > 0)
+        .map((el) => ({ el, box: el.getBoundingClientRect() }))
+        .filter(({ box }) => box.width < 24 || box.height < 24)
+        .map(({ el }) => el.outerHTML.slice(0, 80)),
+    );
+    expect(small, route).toEqual([]);
+  }
+});
