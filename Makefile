@@ -14,7 +14,7 @@ CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots fuzz clean
+.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -69,6 +69,9 @@ test-e2e: build ## Playwright against the production build in system Chromium
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
 	mkdir -p screenshots
 	cd tests && CHROMIUM="$(CHROMIUM)" npx playwright test -c screenshots.config.ts
+
+bench: build ## Lighthouse, sizes and the background's frame cost: a table and bench/results/bench.json
+	CHROMIUM="$(CHROMIUM)" node bench/run.mjs
 
 FUZZ_SECONDS ?= 60
 fuzz: ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)

@@ -1,0 +1,210 @@
+// `make bench`: serves the built site and measures it. Prints a table and writes the
+// same figures to bench/results/bench.json. Never a test: figures, with targets beside.
+//
+// - Lighthouse 12.8 (system Chromium) for every route, mobile and desktop presets.
+// - Sizes: the .wasm gzipped (gzip -9), and everything the landing page loads, gzipped.
+// - The background in Chromium: microseconds per step (25 shapes), main-thread ms per
+//   animation frame (step + draw), and the core's cold start (fetch + instantiate).
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { chromium } from "@playwright/test";
+import * as chromeLauncher from "chrome-launcher";
+import lighthouse from "lighthouse";
+import desktopConfig from "lighthouse/core/config/desktop-config.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(root, "web", "dist");
+const port = 4180;
+const origin = `http://localhost:${port}`;
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const chromeFlags = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+const routes = ["/", "/contact", "/gdpr", "/terms"];
+
+const server = spawn(
+  process.execPath,
+  [join(root, "web/scripts/serve.mjs"), "--port", String(port)],
+  {
+    stdio: "ignore",
+  },
+);
+process.on("exit", () => server.kill());
+await waitFor(origin);
+
+const results = { date: new Date().toISOString(), lighthouse: [], sizes: {}, background: {} };
+
+// Lighthouse, one fresh Chromium per run.
+for (const preset of ["mobile", "desktop"]) {
+  for (const route of routes) {
+    const chrome = await chromeLauncher.launch({ chromePath: executablePath, chromeFlags });
+    try {
+      const run = await lighthouse(
+        origin + route,
+        { port: chrome.port, output: "json", logLevel: "error" },
+        preset === "desktop" ? desktopConfig : undefined,
+      );
+      const { categories, audits, runtimeError } = run.lhr;
+      const metric = (id, digits = 0) => {
+        const value = audits[id]?.numericValue;
+        return typeof value === "number" ? Number(value.toFixed(digits)) : null;
+      };
+      const score = (id) =>
+        categories[id]?.score == null ? null : Math.round(categories[id].score * 100);
+      results.lighthouse.push({
+        route,
+        preset,
+        performance: score("performance"),
+        accessibility: score("accessibility"),
+        bestPractices: score("best-practices"),
+        seo: score("seo"),
+        fcpMs: metric("first-contentful-paint"),
+        lcpMs: metric("largest-contentful-paint"),
+        tbtMs: metric("total-blocking-time"),
+        cls: metric("cumulative-layout-shift", 3),
+        transferKB: audits["total-byte-weight"]?.numericValue
+          ? Number((audits["total-byte-weight"].numericValue / 1000).toFixed(1))
+          : null,
+        error: runtimeError?.message ?? audits["cumulative-layout-shift"]?.errorMessage ?? null,
+      });
+    } finally {
+      await chrome.kill();
+    }
+  }
+}
+
+// Sizes: what the landing page loads, each file gzipped at level 9.
+const browser = await chromium.launch({ executablePath, args: chromeFlags.slice(1) });
+{
+  const page = await browser.newPage();
+  const loaded = new Set();
+  page.on("requestfinished", (r) => loaded.add(new URL(r.url()).pathname));
+  await page.goto(origin + "/", { waitUntil: "networkidle" });
+  await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
+  const files = [...loaded].map((path) => {
+    const file = path === "/" ? "index.html" : path.slice(1);
+    return { path, gzip: gzipSync(readFileSync(join(dist, file)), { level: 9 }).length };
+  });
+  const wasm = readdirSync(join(dist, "assets")).find((f) => f.endsWith(".wasm"));
+  results.sizes = {
+    wasmGzipBytes: gzipSync(readFileSync(join(dist, "assets", wasm)), { level: 9 }).length,
+    landingGzipBytes: files.reduce((sum, f) => sum + f.gzip, 0),
+    landingFiles: files,
+  };
+  await page.close();
+}
+
+// The background: the core's own step, then whole frames as the page draws them.
+{
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => {
+    // Time every animation-frame callback: the renderer is the page's only user.
+    const durations = [];
+    window.frameDurations = durations;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback) =>
+      raf((time) => {
+        const start = performance.now();
+        callback(time);
+        durations.push(performance.now() - start);
+      });
+  });
+  const page = await context.newPage();
+  const core = readdirSync(join(dist, "assets")).find((f) => /^lathe_core-.*\.js$/.test(f));
+  await page.goto(origin + "/");
+  await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
+  await page.waitForTimeout(3000);
+  const frames = await page.evaluate(() => window.frameDurations.slice(10));
+  const step = await page.evaluate(async (url) => {
+    const m = await import(url);
+    const bg = m.Background.landing(1280, 800, 1);
+    for (let i = 0; i < 1000; i++) bg.step(16);
+    const n = 20000;
+    const start = performance.now();
+    for (let i = 0; i < n; i++) bg.step(16);
+    const us = ((performance.now() - start) / n) * 1000;
+    bg.free();
+    return us;
+  }, `/assets/${core}`);
+  await context.close();
+
+  const fresh = await browser.newContext();
+  const cold = await fresh.newPage();
+  await cold.goto(origin + "/robots.txt");
+  const startup = await cold.evaluate(async (url) => {
+    const start = performance.now();
+    const m = await import(url);
+    m.formConstants();
+    return performance.now() - start;
+  }, `/assets/${core}`);
+  await fresh.close();
+
+  frames.sort((a, b) => a - b);
+  const pick = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
+  results.background = {
+    stepMicroseconds: Number(step.toFixed(2)),
+    frames: frames.length,
+    frameMedianMs: Number(pick(0.5).toFixed(3)),
+    frameP95Ms: Number(pick(0.95).toFixed(3)),
+    coreStartupMs: Number(startup.toFixed(1)),
+  };
+}
+await browser.close();
+
+const out = join(root, "bench", "results");
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
+print(results);
+server.kill();
+
+function print({ lighthouse: lh, sizes, background: bg }) {
+  const pad = (v, n) => String(v).padStart(n);
+  console.log(
+    "\nLighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile / FCP <= 1000 ms, LCP <= 1200 ms)",
+  );
+  console.log(
+    "preset   route      perf a11y  bp  seo    FCP ms   LCP ms  TBT ms   CLS  transfer KB",
+  );
+  for (const r of lh) {
+    console.log(
+      `${r.preset.padEnd(8)} ${r.route.padEnd(9)} ${pad(r.performance, 4)} ${pad(r.accessibility, 4)} ${pad(r.bestPractices, 3)} ${pad(r.seo, 4)} ${pad(r.fcpMs, 9)} ${pad(r.lcpMs, 8)} ${pad(r.tbtMs, 7)} ${pad(r.cls, 5)} ${pad(r.transferKB, 12)}${r.error ? `  (${r.error})` : ""}`,
+    );
+  }
+  console.log("\nSizes (gzip -9)");
+  console.log(
+    `  .wasm                        ${pad(sizes.wasmGzipBytes, 7)} bytes  (target <= 40,000)`,
+  );
+  console.log(
+    `  everything / loads           ${pad(sizes.landingGzipBytes, 7)} bytes  (target <= 120,000)`,
+  );
+  for (const f of sizes.landingFiles) console.log(`    ${f.path.padEnd(40)} ${pad(f.gzip, 7)}`);
+  console.log("\nBackground, in Chromium");
+  console.log(`  step, 25 shapes              ${pad(bg.stepMicroseconds, 7)} µs`);
+  console.log(
+    `  frame (step + draw), median  ${pad(bg.frameMedianMs, 7)} ms   p95 ${bg.frameP95Ms} ms over ${bg.frames} frames (target p95 <= 0.5 ms)`,
+  );
+  console.log(`  core start (fetch + instantiate), cold ${bg.coreStartupMs} ms`);
+  console.log(`\nWritten to bench/results/bench.json`);
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`server at ${url} did not start`);
+}
