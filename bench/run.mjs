@@ -47,13 +47,21 @@ const results = { date: new Date().toISOString(), lighthouse: [], sizes: {}, bac
 // Lighthouse, one fresh Chromium per run.
 for (const preset of ["mobile", "desktop"]) {
   for (const route of routes) {
-    const chrome = await chromeLauncher.launch({ chromePath: executablePath, chromeFlags });
-    try {
-      const run = await lighthouse(
-        origin + route,
-        { port: chrome.port, output: "json", logLevel: "error" },
-        preset === "desktop" ? desktopConfig : undefined,
-      );
+    // A fresh Chromium sometimes fails to record the first trace (NO_NAVSTART): retry.
+    let run;
+    for (let attempt = 0; attempt < 3 && !(run && !run.lhr.runtimeError); attempt++) {
+      const chrome = await chromeLauncher.launch({ chromePath: executablePath, chromeFlags });
+      try {
+        run = await lighthouse(
+          origin + route,
+          { port: chrome.port, output: "json", logLevel: "error" },
+          preset === "desktop" ? desktopConfig : undefined,
+        );
+      } finally {
+        await chrome.kill();
+      }
+    }
+    {
       const { categories, audits, runtimeError } = run.lhr;
       const metric = (id, digits = 0) => {
         const value = audits[id]?.numericValue;
@@ -77,8 +85,6 @@ for (const preset of ["mobile", "desktop"]) {
           : null,
         error: runtimeError?.message ?? audits["cumulative-layout-shift"]?.errorMessage ?? null,
       });
-    } finally {
-      await chrome.kill();
     }
   }
 }
@@ -123,8 +129,11 @@ const browser = await chromium.launch({ executablePath, args: chromeFlags.slice(
   const core = readdirSync(join(dist, "assets")).find((f) => /^lathe_core-.*\.js$/.test(f));
   await page.goto(origin + "/");
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
+  // Start-up frames (compilation, first layout) are not the steady state: skip 1 s.
+  await page.waitForTimeout(1000);
+  await page.evaluate(() => window.frameDurations.splice(0));
   await page.waitForTimeout(3000);
-  const frames = await page.evaluate(() => window.frameDurations.slice(10));
+  const frames = await page.evaluate(() => window.frameDurations.slice());
   const step = await page.evaluate(async (url) => {
     const m = await import(url);
     const bg = m.Background.landing(1280, 800, 1);

@@ -97,3 +97,19 @@ test("the colours change with the theme", async ({ page }) => {
   await page.getByRole("button", { name: "Switch to dark theme" }).click();
   await expect.poll(() => snapshot(page)).not.toBe(light);
 });
+
+test("clearing only where shapes move leaves no trails", async ({ browser }) => {
+  const context = await browser.newContext({ deviceScaleFactor: 2 });
+  const page = await context.newPage();
+  await page.goto("/");
+  await coreReady(page);
+  await page.waitForTimeout(2000);
+  await pauseButton(page).click();
+  const afterMotion = await snapshot(page);
+  // Two theme switches force a full clear and redraw of the very same positions.
+  const toggle = page.getByRole("button", { name: /Switch to (dark|light) theme/ });
+  await toggle.click();
+  await toggle.click();
+  expect(await snapshot(page)).toBe(afterMotion);
+  await context.close();
+});

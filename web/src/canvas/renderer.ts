@@ -32,6 +32,10 @@ export class BackgroundRenderer {
   #reducedMotion: boolean;
   #onScreen = true;
   #pixelRatio = 1;
+  /** Each shape's last drawn box (x, y, w, h in device pixels), to clear only those. */
+  #drawn: Float32Array;
+  /** True when the whole canvas must be cleared: first frame, resize, theme change. */
+  #clearAll = true;
 
   /** A renderer, or null where the canvas cannot draw: the page does without. */
   static create(canvas: HTMLCanvasElement, core: Core, variant: Variant) {
@@ -50,6 +54,7 @@ export class BackgroundRenderer {
     this.#core = core;
     this.#background = core.createBackground(variant, innerWidth, innerHeight, SEED);
     this.#styles = stylesFor(core.background.palette);
+    this.#drawn = new Float32Array(core.background.landingShapes * 4);
     canvas.dataset.shapeCount = String(this.#background.count);
 
     const motion = matchMedia("(prefers-reduced-motion: reduce)");
@@ -65,6 +70,7 @@ export class BackgroundRenderer {
       this.#resize();
     });
     const themeObserver = new MutationObserver(() => {
+      this.#clearAll = true;
       this.#draw();
     });
     themeObserver.observe(document.documentElement, { attributeFilter: ["data-theme"] });
@@ -139,6 +145,7 @@ export class BackgroundRenderer {
     this.#canvas.width = Math.round(width * ratio);
     this.#canvas.height = Math.round(height * ratio);
     this.#background.resize(width, height);
+    this.#clearAll = true;
     this.#draw();
   }
 
@@ -148,19 +155,42 @@ export class BackgroundRenderer {
     const { stride, offsets, kinds } = this.#core.background;
     const theme: Theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
     const styles = this.#styles[theme];
+    const ratio = this.#pixelRatio;
+    const drawn = this.#drawn;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
+    // Clear only where shapes were and will be: far fewer pixels than the whole canvas,
+    // which matters where the canvas is drawn without a GPU. Every shape's area is
+    // cleared before all are redrawn, so translucent shapes never build up.
+    if (this.#clearAll) {
+      ctx.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
+      this.#clearAll = false;
+    } else {
+      for (let i = 0; i < drawn.length; i += 4) {
+        ctx.clearRect(drawn[i] ?? 0, drawn[i + 1] ?? 0, drawn[i + 2] ?? 0, drawn[i + 3] ?? 0);
+      }
+    }
+    for (let row = 0, i = 0; row < rows.length; row += stride, i += 4) {
+      // The rotated shape's reach, plus its stroke and antialiasing.
+      const reach = ((rows[row + offsets.size] ?? 0) * 0.71 + 2) * ratio;
+      const x = (rows[row + offsets.x] ?? 0) * ratio - reach;
+      const y = (rows[row + offsets.y] ?? 0) * ratio - reach;
+      ctx.clearRect(x, y, reach * 2, reach * 2);
+      drawn[i] = x;
+      drawn[i + 1] = y;
+      drawn[i + 2] = reach * 2;
+      drawn[i + 3] = reach * 2;
+    }
     ctx.lineWidth = 1.5;
     for (let row = 0; row < rows.length; row += stride) {
       const kind = kinds[rows[row + offsets.kind] ?? 0] ?? "block";
       const colour = rows[row + offsets.colour] ?? 0;
       ctx.setTransform(
-        this.#pixelRatio,
+        ratio,
         0,
         0,
-        this.#pixelRatio,
-        (rows[row + offsets.x] ?? 0) * this.#pixelRatio,
-        (rows[row + offsets.y] ?? 0) * this.#pixelRatio,
+        ratio,
+        (rows[row + offsets.x] ?? 0) * ratio,
+        (rows[row + offsets.y] ?? 0) * ratio,
       );
       ctx.rotate(rows[row + offsets.angle] ?? 0);
       ctx.fillStyle = styles.fill[colour] ?? "transparent";
