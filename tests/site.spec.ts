@@ -54,9 +54,16 @@ test.describe("the landing page", () => {
     expect(
       await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior),
     ).toBe("smooth");
-    await page.getByRole("link", { name: "Learn More" }).click();
-    // Smooth: a moment after the click the page is still on its way.
-    const early = await page.evaluate(() => window.scrollY);
+    // Smooth: one frame after the click, the page is still on its way.
+    const early = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          [...document.querySelectorAll("a")].find((a) => a.textContent === "Learn More")?.click();
+          requestAnimationFrame(() => {
+            resolve(window.scrollY);
+          });
+        }),
+    );
     await expect(features.getByRole("heading", { level: 2 })).toBeInViewport({ ratio: 1 });
     expect(early).toBeLessThan(await page.evaluate(() => window.scrollY));
     await expect(page).toHaveURL("/#features");

@@ -29,6 +29,7 @@ export function AnimatedBackground({ variant }: { readonly variant: Variant }) {
     };
   }, [core, variant]);
 
+  // A renderer made anew (another page, the core arriving) starts as the visitor left it.
   useEffect(() => {
     renderer.current?.setPaused(paused);
   }, [paused, core, variant]);
@@ -43,7 +44,9 @@ export function AnimatedBackground({ variant }: { readonly variant: Variant }) {
           aria-label={paused ? chrome.playBackground : chrome.pauseBackground}
           title={paused ? chrome.playBackground : chrome.pauseBackground}
           onClick={() => {
-            setPaused((p) => !p);
+            // Tell the renderer at once: no frame may follow the click.
+            renderer.current?.setPaused(!paused);
+            setPaused(!paused);
           }}
         >
           <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
