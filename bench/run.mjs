@@ -10,26 +10,18 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { chromium } from "@playwright/test";
+import { chromium as playwright } from "@playwright/test";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import chromium from "../tests/chromium.json" with { type: "json" };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
 const port = 4180;
 const origin = `http://localhost:${port}`;
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-const chromeFlags = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+const executablePath = process.env.CHROMIUM || chromium.executablePath;
+const chromeFlags = ["--headless=new", ...chromium.args];
 const routes = ["/", "/contact", "/gdpr", "/terms"];
 
 const server = spawn(
@@ -90,7 +82,7 @@ for (const preset of ["mobile", "desktop"]) {
 }
 
 // Sizes: what the landing page loads, each file gzipped at level 9.
-const browser = await chromium.launch({ executablePath, args: chromeFlags.slice(1) });
+const browser = await playwright.launch({ executablePath, args: chromium.args });
 {
   const page = await browser.newPage();
   const loaded = new Set();

@@ -1,8 +1,9 @@
 import { defineConfig, devices } from "@playwright/test";
+import chromium from "./chromium.json" with { type: "json" };
 
 // System Chromium: Playwright's own browser download is not reachable here, and never
 // needed. CHROMIUM (set by the Makefile) or the Debian path.
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const executablePath = process.env.CHROMIUM || chromium.executablePath;
 const port = 4174;
 
 export default defineConfig({
@@ -18,15 +19,7 @@ export default defineConfig({
     launchOptions: {
       executablePath,
       // Root needs --no-sandbox; the rest stop Chromium calling hosts it cannot reach.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
+      args: chromium.args,
     },
   },
   webServer: {

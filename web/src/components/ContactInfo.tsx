@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import { company } from "../content/company";
 import { contactPage } from "../content/site";
 
@@ -11,18 +12,19 @@ export function ContactInfo() {
         <dd>
           <a href={`mailto:${company.email}`}>{company.email}</a>
         </dd>
-        <dt>{labels.parent}</dt>
-        <dd>
-          {company.parent}
-          <br />
-          {labels.number}: {company.parentNumber}
-        </dd>
-        <dt>{labels.subsidiary}</dt>
-        <dd>
-          {company.subsidiary}
-          <br />
-          {labels.number}: {company.subsidiaryNumber}
-        </dd>
+        {[
+          [labels.parent, company.parent, company.parentNumber],
+          [labels.subsidiary, company.subsidiary, company.subsidiaryNumber],
+        ].map(([role, name, number]) => (
+          <Fragment key={role}>
+            <dt>{role}</dt>
+            <dd>
+              {name}
+              <br />
+              {labels.number}: {number}
+            </dd>
+          </Fragment>
+        ))}
         <dt>{labels.office}</dt>
         <dd>
           <address>
