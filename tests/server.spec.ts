@@ -1,0 +1,55 @@
+import { expect, test } from "@playwright/test";
+
+// make start's server (web/scripts/serve.mjs), as a client sees it.
+test.describe("the server", () => {
+  test("serves clean URLs, with and without a trailing slash", async ({ request }) => {
+    for (const path of ["/contact", "/contact/", "/gdpr", "/terms/", "/"]) {
+      const response = await request.get(path);
+      expect(response.status(), path).toBe(200);
+      expect(response.headers()["content-type"]).toBe("text/html; charset=utf-8");
+    }
+  });
+
+  test("never serves a file outside the site", async ({ request }) => {
+    for (const path of [
+      "/../package.json",
+      "/assets/../../Makefile",
+      "/%2e%2e/%2e%2e/Makefile",
+      "/..%2f..%2fMakefile",
+      "/%E0%A4%A",
+    ]) {
+      const response = await request.get(path);
+      expect(response.status(), path).toBe(404);
+      expect(await response.text()).toContain("Page not found");
+    }
+  });
+
+  test("answers HEAD without a body and refuses other methods", async ({ request }) => {
+    const head = await request.head("/");
+    expect(head.status()).toBe(200);
+    expect(await head.body()).toHaveLength(0);
+    const post = await request.post("/contact", { data: "name=Ada" });
+    expect(post.status()).toBe(405);
+    expect(post.headers().allow).toBe("GET, HEAD");
+  });
+
+  test("sends wasm as application/wasm, compressed, and assets as immutable", async ({
+    request,
+  }) => {
+    const html = await (await request.get("/")).text();
+    const script = /src="(\/assets\/index-[^"]+\.js)"/.exec(html)?.[1] ?? "";
+    const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
+    expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(js.headers()["content-encoding"]).toBe("gzip");
+    const core = /assets\/lathe_core-[\w-]+\.js/.exec(await js.text())?.[0] ?? "";
+    const chunk = await (await request.get(`/${core}`)).text();
+    const wasmPath = /\/assets\/lathe_core_bg-[\w-]+\.wasm/.exec(chunk)?.[0] ?? "";
+    const wasm = await request.get(wasmPath, { headers: { "Accept-Encoding": "br, gzip" } });
+    expect(wasm.status()).toBe(200);
+    expect(wasm.headers()["content-type"]).toBe("application/wasm");
+    expect(wasm.headers()["content-encoding"]).toBe("br");
+    expect(wasm.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+    const listing = await request.get("/");
+    expect(listing.headers()["cache-control"]).toBe("no-cache");
+  });
+});
