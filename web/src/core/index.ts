@@ -7,6 +7,7 @@ import type {
   BackgroundConstants,
   Field,
   FieldError,
+  FormValues,
   FormConstants,
   FormState,
   Interest,
@@ -104,6 +105,13 @@ export function setField(form: WaitlistForm, field: keyof FormState["values"], v
   call(`set ${field}`, () => {
     form.set(field, value);
   });
+}
+
+/** Sets every field of a form from a set of values. */
+export function setValues(form: WaitlistForm, values: FormValues) {
+  for (const [field, value] of Object.entries(values) as [Field, string][]) {
+    setField(form, field, value);
+  }
 }
 
 /** The message to show beneath a field, if it has an error. */

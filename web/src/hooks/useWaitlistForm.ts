@@ -8,6 +8,7 @@ import {
   type SubmitOutcome,
   type WaitlistForm,
   setField,
+  setValues,
 } from "../core";
 import { formDefaults } from "../content/form";
 import { clearDraft, loadDraft, saveDraft } from "./formDraft";
@@ -56,9 +57,7 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
   });
   // What was typed before the core was ready goes into the new form, nothing lost.
   const handOverDraft = useEffectEvent((form: WaitlistForm) => {
-    for (const [field, value] of Object.entries(view.values) as [Field, string][]) {
-      setField(form, field, value);
-    }
+    setValues(form, view.values);
   });
 
   useEffect(() => {
@@ -80,11 +79,7 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     const draft = loadDraft();
     if (!draft) return;
     const form = formRef.current;
-    if (form) {
-      for (const [field, value] of Object.entries(draft) as [Field, string][]) {
-        setField(form, field, value);
-      }
-    }
+    if (form) setValues(form, draft);
     setView((v) => (form ? form.state() : { ...v, values: draft }));
   }, []);
 
