@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { formDefaults, interestLabels } from "../content/form";
-import { CoreError, call, errorFor, isInterest, loadCore, setField } from ".";
+import { CoreError, call, errorFor, loadCore, setField } from ".";
 
 describe("the core facade", () => {
   it("loads the wasm core once for every caller", async () => {
@@ -96,7 +96,7 @@ describe("the core facade", () => {
     }
   });
 
-  it("finds a field's error message and narrows interests", async () => {
+  it("finds a field's error message", async () => {
     const core = await loadCore();
     const form = core.createForm();
     form.submit(0);
@@ -105,8 +105,6 @@ describe("the core facade", () => {
     expect(errorFor(errors, "email")).toBe("Email address is required");
     expect(errorFor(errors, "message")).toBe("Message is required");
     expect(errorFor(errors, "company")).toBeUndefined();
-    expect(isInterest(core.form, "press")).toBe(true);
-    expect(isInterest(core.form, "Press")).toBe(false);
     expect(core.isValidEmail("ada@example.com")).toBe(true);
     expect(core.isValidEmail("ada@example")).toBe(false);
     form.free();

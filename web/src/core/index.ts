@@ -10,7 +10,6 @@ import type {
   FormValues,
   FormConstants,
   FormState,
-  Interest,
   WaitlistForm,
 } from "lathe-core";
 
@@ -117,9 +116,4 @@ export function setValues(form: WaitlistForm, values: FormValues) {
 /** The message to show beneath a field, if it has an error. */
 export function errorFor(errors: readonly FieldError[], field: Field): string | undefined {
   return errors.find((e) => e.field === field)?.message;
-}
-
-/** Narrows a string to an interest the core accepts. */
-export function isInterest(constants: FormConstants, value: string): value is Interest {
-  return (constants.interests as string[]).includes(value);
 }

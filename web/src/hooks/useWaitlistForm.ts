@@ -26,8 +26,6 @@ export interface SubmitResult {
 }
 
 export interface WaitlistFormHandle extends WaitlistFormView {
-  /** True once the core holds the form; until then typing goes into a local draft. */
-  readonly ready: boolean;
   readonly set: (field: Field, value: string) => void;
   /** What the core did with the submit and the errors it found; null without a core. */
   readonly submit: () => SubmitResult | null;
@@ -149,5 +147,5 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     return { outcome, errors: state.errors };
   }, []);
 
-  return { ...view, ready: core !== null, set, submit };
+  return { ...view, set, submit };
 }
