@@ -1,6 +1,6 @@
-//! The email rule (regex-lite, `\s` spelled out) agrees with the `regex` crate running an
-//! independently spelled pattern: `regex`'s Unicode `\s` is JavaScript's `\s` plus U+0085
-//! and minus U+FEFF, so the oracle's class adds and removes exactly those two.
+//! The email rule (written out, no regex engine) agrees with the `regex` crate running the
+//! pattern it stands for: `regex`'s Unicode `\s` is JavaScript's `\s` plus U+0085 and minus
+//! U+FEFF, so the oracle's class adds and removes exactly those two.
 #![cfg(not(target_arch = "wasm32"))]
 
 use lathe_core::validation::{JS_WHITESPACE, is_valid_email};
@@ -56,12 +56,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
 
     #[test]
-    fn regex_lite_agrees_with_regex(s in email_like()) {
+    fn the_rule_agrees_with_regex(s in email_like()) {
         prop_assert_eq!(is_valid_email(&s), oracle().is_match(&s), "{:?}", s);
     }
 
     #[test]
-    fn regex_lite_agrees_with_regex_on_address_shaped_strings(
+    fn the_rule_agrees_with_regex_on_address_shaped_strings(
         local in email_like(), domain in email_like(), tld in email_like()
     ) {
         let s = format!("{local}@{domain}.{tld}");
