@@ -73,6 +73,58 @@ test("pages hydrate without a mismatch and then work", async ({ page }) => {
   watcher.expectClean();
 });
 
+test.describe("before the app has loaded", () => {
+  test("the app is imported by an inline loader after the first paint, not by the HTML", async ({
+    request,
+  }) => {
+    for (const route of routes) {
+      const html = await (await request.get(route)).text();
+      expect(html, route).not.toMatch(/<script[^>]*\ssrc=/);
+      expect(html, route).not.toContain('rel="modulepreload"');
+      expect(html, route).toContain('getEntriesByName("first-contentful-paint")');
+      expect(html, route).toMatch(/import\("\/assets\/index-[\w-]+\.js"\)/);
+    }
+  });
+
+  test("controls that need it wait, and nothing typed meanwhile is lost", async ({ page }) => {
+    const watcher = watch(page);
+    // Hold the app's entry script until the form has been filled in.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/contact");
+    const submit = page.getByRole("button", { name: "Request Early Access" });
+    const toggle = page.getByRole("button", { name: /Switch to (dark|light) theme/ });
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Get Early Access");
+    await expect(submit).toBeDisabled();
+    await expect(toggle).toBeDisabled();
+
+    await page.getByLabel("Full name").fill("Ada Lovelace");
+    await page.getByLabel("Email address").fill("ada@example.com");
+    await page.getByLabel("Message", { exact: true }).fill("Typed before the app loaded");
+    await page.getByLabel("I'm interested in").selectOption("press");
+    // Enter in a field: no native submit (form-action 'none' would block it anyway).
+    await page.getByLabel("Full name").press("Enter");
+    await expect(page).toHaveURL("/contact");
+
+    release();
+    await coreReady(page);
+    await expect(toggle).toBeEnabled();
+    await expect(submit).toBeEnabled();
+    await expect(page.getByLabel("Full name")).toHaveValue("Ada Lovelace");
+    await expect(page.getByLabel("I'm interested in")).toHaveValue("press");
+    await submit.click();
+    await expect(page.getByRole("button", { name: "Submitting..." })).toBeDisabled();
+    await expect(page.getByText("Full name is required")).toHaveCount(0);
+    watcher.expectClean();
+  });
+});
+
 test("an unknown path is a 404 with a way home; 404.html exists for static hosts", async ({
   page,
   request,

@@ -73,41 +73,26 @@ test("a refresh in the middle of typing keeps what was typed, until it is sent",
   await expect(message(page)).toHaveValue("");
 });
 
-test("a 1 MB pasted message is validated without a visible pause", async ({ page }) => {
+// How long this takes is a figure for `make bench` (never a timed test): here, that it works.
+test("a 1 MB pasted message is kept whole and validated", async ({ page }) => {
   await page.goto("/contact");
   await coreReady(page);
-  const timings = await page.evaluate(() => {
+  const big = "Lathe ✨ שלום\n".repeat(80_000);
+  expect(new TextEncoder().encode(big).length).toBeGreaterThan(1_000_000);
+  await page.evaluate((text) => {
     const textarea = document.querySelector("textarea");
     const form = document.querySelector("form");
     if (!textarea || !form) throw new Error("no form");
     const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")?.set;
-    const big = "Lathe ✨ שלום\n".repeat(80_000);
-    const t0 = performance.now();
-    setValue?.call(textarea, big);
+    setValue?.call(textarea, text);
     textarea.dispatchEvent(new Event("input", { bubbles: true }));
-    const t1 = performance.now();
-    // The browser lays out the pasted text (its own cost, with or without this site's
-    // code); measured apart, so that what is timed next is validation alone.
-    void document.body.offsetHeight;
-    const t2 = performance.now();
     form.requestSubmit();
-    const t3 = performance.now();
-    return {
-      bytes: new TextEncoder().encode(big).length,
-      paste: t1 - t0,
-      layout: t2 - t1,
-      submit: t3 - t2,
-    };
-  });
-  expect(timings.bytes).toBeGreaterThan(1_000_000);
-  console.log(
-    `1 MB paste: ${timings.paste.toFixed(1)} ms; browser text layout: ${timings.layout.toFixed(0)} ms; validating submit: ${timings.submit.toFixed(1)} ms`,
-  );
-  // Generous bounds: a visible pause is around 100 ms; these are far from a second.
-  expect(timings.paste).toBeLessThan(250);
-  expect(timings.submit).toBeLessThan(250);
+  }, big);
   await expect(page.getByText("Full name is required")).toBeVisible();
+  await expect(page.getByText("Email address is required")).toBeVisible();
+  await expect(page.getByText("Message is required")).toHaveCount(0);
   await expect(message(page)).not.toHaveAttribute("aria-invalid");
+  expect(await message(page).inputValue()).toBe(big);
 });
 
 test("a tab hidden for minutes resumes without a jump or a burst of frames", async ({ page }) => {

@@ -37,7 +37,7 @@ test.describe("the server", () => {
     request,
   }) => {
     const html = await (await request.get("/")).text();
-    const script = /src="(\/assets\/index-[^"]+\.js)"/.exec(html)?.[1] ?? "";
+    const script = /import\("(\/assets\/index-[^"]+\.js)"\)/.exec(html)?.[1] ?? "";
     const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
     expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(js.headers()["content-encoding"]).toBe("gzip");

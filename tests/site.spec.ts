@@ -139,17 +139,20 @@ test.describe("the landing page", () => {
 });
 
 test.describe("the footer", () => {
-  for (const [label, path] of [
-    ["GDPR Compliance", "/gdpr"],
-    ["Privacy Policy", "/gdpr"],
-    ["Terms of Service", "/terms"],
-    ["Contact", "/contact"],
+  for (const [label, path, heading] of [
+    ["GDPR Compliance", "/gdpr", "GDPR Compliance Policy"],
+    ["Privacy Policy", "/gdpr", "GDPR Compliance Policy"],
+    ["Terms of Service", "/terms", "Terms of Service"],
+    ["Contact", "/contact", "Get Early Access"],
   ] as const) {
-    test(`${label} goes to ${path}`, async ({ page }) => {
+    test(`${label} goes to ${path}, at the top of the page`, async ({ page }) => {
       await page.goto("/terms");
       await page.getByRole("contentinfo").getByRole("link", { name: label, exact: true }).click();
       await expect(page).toHaveURL(path);
-      expect(await page.evaluate(() => window.scrollY)).toBe(0);
+      // The URL changes first; the new page renders a moment later (React Router
+      // navigates in a transition), and then it is scrolled to the top.
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
     });
   }
 

@@ -3,9 +3,63 @@ import react from "@vitejs/plugin-react";
 import { type Plugin, defineConfig } from "vite";
 import wasm from "vite-plugin-wasm";
 
+/**
+ * The built page starts the app after its first contentful paint, not with the page. The
+ * HTML is already complete (scripts/prerender.mjs), so the app only has to hydrate it; as
+ * a `<script type="module">` in the head it would share the first bytes of bandwidth with
+ * the page and its stylesheet. An inline loader (its CSP hash is computed by
+ * scripts/prerender.mjs) imports the entry when the browser reports the paint, or at
+ * once where it cannot report it or where no paint will come (a hidden tab). It waits on
+ * no timer or frame, so a page whose clock is paused (tests) still loads. Controls that
+ * need the app are disabled until it hydrates.
+ */
+function loadAfterFirstPaint(): Plugin {
+  return {
+    name: "lathe:load-after-first-paint",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler(html, { chunk }) {
+        if (!chunk) return html;
+        const entry = `/${chunk.fileName}`;
+        const script = `<script type="module" crossorigin src="${entry}"></script>`;
+        const preloads = /\s*<link rel="modulepreload" crossorigin href="[^"]+">/g;
+        if (!html.includes(script)) throw new Error(`index.html has no ${script} to defer`);
+        const loader = `<script>
+      (function () {
+        var preloads = ${JSON.stringify(chunk.imports.map((file) => `/${file}`))};
+        var started = false;
+        function load() {
+          if (started) return;
+          started = true;
+          preloads.forEach(function (href) {
+            var link = document.createElement("link");
+            link.rel = "modulepreload";
+            link.href = href;
+            document.head.appendChild(link);
+          });
+          import(${JSON.stringify(entry)});
+        }
+        var types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
+        if (types.indexOf("paint") < 0 || document.visibilityState === "hidden") return load();
+        new PerformanceObserver(function (list) {
+          list.getEntriesByName("first-contentful-paint").forEach(load);
+        }).observe({ type: "paint", buffered: true });
+        document.addEventListener("visibilitychange", load);
+      })();
+    </script>`;
+        return html
+          .replace(script, "")
+          .replace(preloads, "")
+          .replace("</body>", `  ${loader}\n  </body>`);
+      },
+    },
+  };
+}
+
 export default defineConfig({
   // vite-plugin-wasm declares its plugin as `any`.
-  plugins: [react(), wasm() as Plugin],
+  plugins: [react(), wasm() as Plugin, loadAfterFirstPaint()],
   build: {
     // Top-level await in wasm-pack's bundler output needs ES2022.
     target: "es2022",

@@ -1,4 +1,4 @@
-import { StrictMode } from "react";
+import { StrictMode, startTransition } from "react";
 import { createRoot, hydrateRoot } from "react-dom/client";
 import { BrowserRouter } from "react-router";
 import { App } from "./App";
@@ -13,6 +13,11 @@ const app = (
     </BrowserRouter>
   </StrictMode>
 );
-// Built pages arrive rendered (scripts/prerender.mjs); the dev server's do not.
-if (root.hasChildNodes()) hydrateRoot(root, app);
-else createRoot(root).render(app);
+// Built pages arrive rendered (scripts/prerender.mjs); the dev server's do not. As a
+// transition, hydration yields to the browser every few milliseconds instead of holding
+// the main thread for one long task on a slow phone.
+if (root.hasChildNodes()) {
+  startTransition(() => {
+    hydrateRoot(root, app);
+  });
+} else createRoot(root).render(app);

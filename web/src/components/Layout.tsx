@@ -5,6 +5,16 @@ import { AnimatedBackground } from "./AnimatedBackground";
 import { Footer } from "./Footer";
 import { Header } from "./Header";
 
+/**
+ * The key React Router gives the history entry the document was loaded with (it keeps
+ * it in `history.state`, "default" for a fresh entry): read when the app starts, before
+ * any navigation, so a link clicked while the page hydrates is still a navigation.
+ */
+const loadedKey =
+  typeof window === "undefined"
+    ? "default"
+    : ((window.history.state as { key?: string } | null)?.key ?? "default");
+
 /** Every page: skip link, header, main content, footer, and the background behind. */
 export function Layout() {
   const { pathname, hash, key } = useLocation();
@@ -15,11 +25,9 @@ export function Layout() {
   // top, at once, and move focus to the new page, as a full page load would. In-page
   // anchors are left to the browser.
   useEffect(() => {
-    if (firstRender.current) {
-      firstRender.current = false;
-      return;
-    }
-    if (hash) return;
+    const first = firstRender.current;
+    firstRender.current = false;
+    if ((first && key === loadedKey) || hash) return;
     window.scrollTo({ top: 0, left: 0, behavior: "instant" });
     main.current?.focus({ preventScroll: true });
   }, [key, hash]);

@@ -1,12 +1,14 @@
 import { chrome } from "../content/site";
+import { useHydrated } from "../hooks/useHydrated";
 import { useTheme } from "../hooks/useTheme";
 
-/** Switches between light and dark and saves the choice. */
+/** Switches between light and dark and saves the choice; disabled until hydrated. */
 export function ThemeToggle() {
   const { theme, toggle } = useTheme();
+  const hydrated = useHydrated();
   const label = theme === "dark" ? chrome.themeToLight : chrome.themeToDark;
   return (
-    <button type="button" className="theme-toggle" onClick={toggle}>
+    <button type="button" className="theme-toggle" onClick={toggle} disabled={!hydrated}>
       <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true" focusable="false">
         {theme === "dark" ? (
           <g fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">

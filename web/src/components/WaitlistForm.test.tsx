@@ -1,5 +1,6 @@
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { renderToString } from "react-dom/server";
 import { type Core, loadCore } from "../core";
 import { WaitlistForm } from "./WaitlistForm";
 
@@ -144,10 +145,49 @@ describe("WaitlistForm", () => {
     const { user } = setup({ core: null, unavailable: true });
     await user.type(field(/^Message/), "Please keep this");
     await user.click(submitButton());
-    expect(screen.getByRole("alert")).toHaveTextContent(
+    const alert = screen.getByRole("alert");
+    expect(alert).toHaveTextContent(
       "The form can't be sent right now. Everything you typed is still here: please copy it and email us at hello@example.com.",
     );
+    expect(alert).toHaveFocus();
     expect(field(/^Message/)).toHaveValue("Please keep this");
+  });
+
+  it("cannot be submitted while the core is loading", () => {
+    const { rerender } = setup({ core: null });
+    expect(submitButton()).toBeDisabled();
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    rerender(<WaitlistForm core={core} unavailable={false} />);
+    expect(submitButton()).toBeEnabled();
+  });
+
+  it("adopts what was typed into the prerendered form before it hydrated", async () => {
+    const container = document.createElement("div");
+    container.innerHTML = renderToString(<WaitlistForm core={null} unavailable={false} />);
+    document.body.append(container);
+    const typed = (selector: string, value: string) => {
+      const element = container.querySelector<HTMLInputElement>(selector);
+      if (!element) throw new Error(`no ${selector}`);
+      element.value = value;
+    };
+    typed('input[name="name"]', "Ada Lovelace");
+    typed('input[name="email"]', "ada@example.com");
+    typed("textarea", "Typed before hydration");
+    typed("select", "press");
+
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance", "Date"] });
+    const user = userEvent.setup({ delay: null });
+    const { rerender } = render(<WaitlistForm core={null} unavailable={false} />, {
+      container,
+      hydrate: true,
+    });
+    rerender(<WaitlistForm core={core} unavailable={false} />);
+    expect(field(/Full name/)).toHaveValue("Ada Lovelace");
+    expect(field(/interested in/)).toHaveValue("press");
+    await user.click(submitButton());
+    expect(submitButton()).toHaveTextContent("Submitting...");
+    expect(screen.queryByText(/is required|valid email/)).not.toBeInTheDocument();
+    container.remove();
   });
 
   it("restores a draft after a refresh and clears it once a submit succeeds", async () => {

@@ -1,4 +1,4 @@
-import { type SubmitEvent, useEffect, useId, useRef, useState } from "react";
+import { type SubmitEvent, useEffect, useId, useRef } from "react";
 import { type Core, type Field, errorFor } from "../core";
 import { company } from "../content/company";
 import {
@@ -22,6 +22,7 @@ interface WaitlistFormProps {
 }
 
 const textFields = ["name", "email", "company", "role"] as const;
+const fields = [...textFields, "interest", "message"] as const satisfies readonly Field[];
 
 /**
  * The early-access form. It renders what the core says: values, errors beneath their
@@ -31,10 +32,32 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
   const form = useWaitlistForm(core);
   const idPrefix = useId();
   const id = (field: Field) => `${idPrefix}-${field}`;
-  const [triedWithoutCore, setTriedWithoutCore] = useState(false);
   const statusRef = useRef<HTMLDivElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const unavailableRef = useRef<HTMLParagraphElement>(null);
   const submitted = form.phase === "submitted";
   const busy = form.phase !== "idle";
+  // Nothing to submit to until the core is here (or known to be missing): disabled, so
+  // the click waits for it and Enter in a field does nothing before then.
+  const ready = core !== null || unavailable;
+
+  // Text typed into the prerendered form before hydration stays on screen but is not in
+  // React's state: adopt it once, so what the visitor sees is what gets validated.
+  const { set } = form;
+  useEffect(() => {
+    const elements = formRef.current?.elements;
+    if (!elements) return;
+    for (const field of fields) {
+      const element = elements.namedItem(field);
+      const typed =
+        element instanceof HTMLInputElement ||
+        element instanceof HTMLTextAreaElement ||
+        element instanceof HTMLSelectElement
+          ? element.value
+          : formDefaults.values[field];
+      if (typed !== formDefaults.values[field]) set(field, typed);
+    }
+  }, [set]);
 
   // When the panel goes, hand focus back to the form if the panel still held it.
   const wasSubmitted = useRef(false);
@@ -52,7 +75,8 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
     event.preventDefault();
     const result = form.submit();
     if (result === null) {
-      setTriedWithoutCore(true);
+      // No core: the message saying where to write instead is already shown; go to it.
+      unavailableRef.current?.focus();
       return;
     }
     const first = result.errors[0];
@@ -67,7 +91,13 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
         {submitted && <ThankYouPanel />}
       </div>
       {!submitted && (
-        <form className="waitlist-form" noValidate onSubmit={onSubmit} aria-busy={busy}>
+        <form
+          ref={formRef}
+          className="waitlist-form"
+          noValidate
+          onSubmit={onSubmit}
+          aria-busy={busy}
+        >
           <p className="form-note">{formText.requiredNote}</p>
           {textFields.map((field) => {
             const error = describedError(field);
@@ -141,15 +171,15 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
               />
             )}
           </FormField>
-          {(unavailable || triedWithoutCore) && (
-            <p className="form-unavailable" role="alert">
+          {unavailable && (
+            <p ref={unavailableRef} className="form-unavailable" role="alert" tabIndex={-1}>
               {formText.unavailable} <a href={`mailto:${company.email}`}>{company.email}</a>.
             </p>
           )}
           <button
             type="submit"
             className="button button-primary"
-            disabled={form.phase === "submitting"}
+            disabled={!ready || form.phase === "submitting"}
           >
             {form.submitLabel}
           </button>

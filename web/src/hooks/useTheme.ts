@@ -36,12 +36,19 @@ function apply(theme: Theme) {
 }
 
 function onSystemChange() {
-  if (!chosenThisVisit && savedTheme() === null) apply(systemTheme());
+  if (chosenThisVisit || savedTheme() !== null) return;
+  const theme = systemTheme();
+  if (document.documentElement.dataset.theme !== theme) apply(theme);
 }
 
 function subscribe(listener: () => void) {
-  if (listeners.size === 0) darkQuery().addEventListener("change", onSystemChange);
   listeners.add(listener);
+  if (listeners.size === 1) {
+    darkQuery().addEventListener("change", onSystemChange);
+    // The system may have changed since index.html's script chose (the app hydrates
+    // after the first paint): catch up now that we are listening.
+    onSystemChange();
+  }
   return () => {
     listeners.delete(listener);
     if (listeners.size === 0) darkQuery().removeEventListener("change", onSystemChange);
