@@ -1,4 +1,4 @@
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
 import { App } from "./App";
@@ -69,7 +69,7 @@ describe("App routes", () => {
     expect(screen.getByRole("main")).toHaveFocus();
   });
 
-  it("the contact page has five questions with answers", () => {
+  it("the contact page has five questions with answers, and a form that becomes ready", async () => {
     renderAt("/contact");
     const items = document.querySelectorAll("details");
     expect(items).toHaveLength(5);
@@ -77,5 +77,10 @@ describe("App routes", () => {
       expect(item.querySelector("summary")?.textContent).toMatch(/\?$/);
       expect(item.querySelector("p")?.textContent.length).toBeGreaterThan(20);
     }
+    const submit = screen.getByRole("button", { name: "Request Early Access" });
+    expect(submit).toBeDisabled();
+    await waitFor(() => {
+      expect(submit).toBeEnabled();
+    });
   });
 });
