@@ -63,6 +63,15 @@ export default defineConfig({
   build: {
     // Top-level await in wasm-pack's bundler output needs ES2022.
     target: "es2022",
+    rolldownOptions: {
+      output: {
+        // React DOM in its own file: a slow phone compiles each file in its own task as
+        // it arrives, so no single task holds the main thread for long (TBT 0).
+        codeSplitting: {
+          groups: [{ name: "react-dom", test: /node_modules[\\/](react-dom|scheduler)[\\/]/ }],
+        },
+      },
+    },
   },
   preview: { port: 4173, strictPort: true },
   test: {
