@@ -175,7 +175,7 @@ test.describe("security", () => {
     });
   }
 
-  test("every page carries the policy as a meta, with the inline script's real hash", async ({
+  test("every page carries the policy as a meta, with the inline scripts' real hashes", async ({
     request,
   }) => {
     for (const route of routes) {
@@ -183,9 +183,18 @@ test.describe("security", () => {
       const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
       expect(meta).toContain("script-src 'self' 'wasm-unsafe-eval' 'sha256-");
       expect(meta).not.toContain("frame-ancestors");
-      const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
-      const hash = createHash("sha256").update(script, "utf8").digest("base64");
-      expect(meta).toContain(`'sha256-${hash}'`);
+      // Every inline script (the theme script and the app's loader), and nothing else.
+      const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+      expect(scripts).toHaveLength(2);
+      const hashes = scripts.map(
+        (code) =>
+          `'sha256-${createHash("sha256")
+            .update(code ?? "", "utf8")
+            .digest("base64")}'`,
+      );
+      expect(/script-src ([^;]*)/.exec(meta)?.[1]).toBe(
+        `'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
+      );
     }
   });
 

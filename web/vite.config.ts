@@ -65,10 +65,16 @@ export default defineConfig({
     target: "es2022",
     rolldownOptions: {
       output: {
-        // React DOM in its own file: a slow phone compiles each file in its own task as
-        // it arrives, so no single task holds the main thread for long (TBT 0).
+        // The libraries in files of their own: a slow phone compiles each file in its own
+        // task as it arrives, so no single task holds the main thread for long (TBT 0).
         codeSplitting: {
-          groups: [{ name: "react-dom", test: /node_modules[\\/](react-dom|scheduler)[\\/]/ }],
+          groups: [
+            { name: "react-dom", test: /node_modules[\\/](react-dom|scheduler)[\\/]/ },
+            {
+              name: "react",
+              test: /node_modules[\\/](react|react-router|cookie|set-cookie-parser)[\\/]/,
+            },
+          ],
         },
       },
     },
