@@ -43,11 +43,17 @@ function readHeaderRules() {
   }
   return rules;
 }
-const rules = readHeaderRules();
+// Re-read when a rebuild rewrites it: the policy's script hashes change with the build.
+let rules = { mtimeMs: -1, list: [] };
+function currentRules() {
+  const { mtimeMs } = statSync(join(dist, "_headers"));
+  if (mtimeMs !== rules.mtimeMs) rules = { mtimeMs, list: readHeaderRules() };
+  return rules.list;
+}
 const headersFor = (path) =>
   Object.assign(
     {},
-    ...rules
+    ...currentRules()
       .filter(({ pattern }) =>
         pattern.endsWith("*") ? path.startsWith(pattern.slice(0, -1)) : path === pattern,
       )
@@ -70,9 +76,10 @@ function resolve(urlPath) {
   return null;
 }
 
+// Compressed once per file version: a rebuild while serving is picked up.
 const cache = new Map();
 function body(file, encoding) {
-  const key = `${file}:${encoding}`;
+  const key = `${file}:${statSync(file).mtimeMs}:${encoding}`;
   if (!cache.has(key)) {
     const raw = readFileSync(file);
     cache.set(
