@@ -192,7 +192,7 @@ test.describe("security", () => {
             .update(code ?? "", "utf8")
             .digest("base64")}'`,
       );
-      expect(/script-src ([^;]*)/.exec(meta)?.[1]).toBe(
+      expect(/script-src ([^;]*)/.exec(meta ?? "")?.[1]).toBe(
         `'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
       );
     }

@@ -87,8 +87,9 @@ export class BackgroundRenderer {
         visibility.disconnect();
       });
     }
-    this.#resize();
+    // Running, the first frame draws: the effect that creates this stays short.
     this.#update();
+    this.#resize();
   }
 
   /** Whether frames are being drawn. */
@@ -146,7 +147,8 @@ export class BackgroundRenderer {
     this.#canvas.height = Math.round(height * ratio);
     this.#background.resize(width, height);
     this.#clearAll = true;
-    this.#draw();
+    // Resizing blanks the canvas; a running loop redraws it before the next paint.
+    if (!this.running) this.#draw();
   }
 
   #draw() {
