@@ -41,7 +41,11 @@ test.describe("the server", () => {
     const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
     expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(js.headers()["content-encoding"]).toBe("gzip");
-    const core = /assets\/lathe_core-[\w-]+\.js/.exec(await js.text())?.[0] ?? "";
+    // The core's chunk is imported by one of the files the page's loader asks for.
+    const files = [...html.matchAll(/"(\/assets\/[\w-]+\.js)"/g)].map((m) => m[1] ?? "");
+    const sources = await Promise.all(files.map(async (f) => (await request.get(f)).text()));
+    const core = /assets\/lathe_core-[\w-]+\.js/.exec(sources.join("\n"))?.[0] ?? "";
+    expect(core).not.toBe("");
     const chunk = await (await request.get(`/${core}`)).text();
     const wasmPath = /\/assets\/lathe_core_bg-[\w-]+\.wasm/.exec(chunk)?.[0] ?? "";
     const wasm = await request.get(wasmPath, { headers: { "Accept-Encoding": "br, gzip" } });

@@ -19,15 +19,25 @@ function loadAfterFirstPaint(): Plugin {
     apply: "build",
     transformIndexHtml: {
       order: "post",
-      handler(html, { chunk }) {
-        if (!chunk) return html;
+      handler(html, { chunk, bundle }) {
+        if (!chunk || !bundle) return html;
+        // Every file the app needs to start: the entry's imports and the modules it
+        // imports dynamically at start-up, each with its own static imports.
+        const needed = new Set<string>();
+        const visit = (file: string) => {
+          const output = bundle[file];
+          if (needed.has(file) || output?.type !== "chunk") return;
+          needed.add(file);
+          output.imports.forEach(visit);
+        };
+        [...chunk.imports, ...chunk.dynamicImports].forEach(visit);
         const entry = `/${chunk.fileName}`;
         const script = `<script type="module" crossorigin src="${entry}"></script>`;
         const preloads = /\s*<link rel="modulepreload" crossorigin href="[^"]+">/g;
         if (!html.includes(script)) throw new Error(`index.html has no ${script} to defer`);
         const loader = `<script>
       (function () {
-        var preloads = ${JSON.stringify(chunk.imports.map((file) => `/${file}`))};
+        var preloads = ${JSON.stringify([...needed].map((file) => `/${file}`))};
         var started = false;
         function load() {
           if (started) return;
@@ -69,10 +79,12 @@ export default defineConfig({
         // task as it arrives, so no single task holds the main thread for long (TBT 0).
         codeSplitting: {
           groups: [
+            // React first: a group also takes in what its modules import, not yet grouped.
+            { name: "react", test: /node_modules[\\/]react[\\/]/ },
             { name: "react-dom", test: /node_modules[\\/](react-dom|scheduler)[\\/]/ },
             {
-              name: "react",
-              test: /node_modules[\\/](react|react-router|cookie|set-cookie-parser)[\\/]/,
+              name: "react-router",
+              test: /node_modules[\\/](react-router|cookie|set-cookie-parser)[\\/]/,
             },
           ],
         },

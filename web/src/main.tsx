@@ -1,21 +1,17 @@
-import { StrictMode, startTransition } from "react";
-import { createRoot, hydrateRoot } from "react-dom/client";
-import { BrowserRouter } from "react-router";
-import { App } from "./App";
+import { startTransition } from "react";
 import "./styles/index.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
-const app = (
-  <StrictMode>
-    <BrowserRouter>
-      <App />
-    </BrowserRouter>
-  </StrictMode>
-);
+
+// React DOM, then the app (with React Router and the content): each import is evaluated
+// in a task of its own, so starting up never holds a slow phone's main thread for long.
+// The loader in index.html (see vite.config.ts) has already asked for every file.
+const { createRoot, hydrateRoot } = await import("react-dom/client");
+const { app } = await import("./browserApp");
+
 // Built pages arrive rendered (scripts/prerender.mjs); the dev server's do not. As a
-// transition, hydration yields to the browser every few milliseconds instead of holding
-// the main thread for one long task on a slow phone.
+// transition, hydration yields to the browser every few milliseconds.
 if (root.hasChildNodes()) {
   startTransition(() => {
     hydrateRoot(root, app);
