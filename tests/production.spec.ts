@@ -86,6 +86,30 @@ test.describe("before the app has loaded", () => {
     }
   });
 
+  for (const scheme of ["light", "dark"] as const) {
+    test(`the theme toggle names the other theme from the first paint (${scheme})`, async ({
+      page,
+    }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      let release = () => undefined as void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto("/");
+      const label = scheme === "dark" ? "Switch to light theme" : "Switch to dark theme";
+      const toggle = page.getByRole("contentinfo").getByRole("button", { name: label });
+      await expect(toggle).toBeDisabled();
+      await expect(toggle).toHaveAccessibleName(label);
+      release();
+      await expect(toggle).toBeEnabled();
+      await expect(toggle).toHaveText(label);
+    });
+  }
+
   test("controls that need it wait, and nothing typed meanwhile is lost", async ({ page }) => {
     const watcher = watch(page);
     // Hold the app's entry script until the form has been filled in.

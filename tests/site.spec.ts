@@ -156,10 +156,25 @@ test.describe("the footer", () => {
     });
   }
 
-  test("Support goes nowhere", async ({ page }) => {
+  test("Support goes nowhere, before the app has loaded and after", async ({ page }) => {
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.goto("/gdpr");
-    await page.getByRole("contentinfo").getByRole("link", { name: "Support" }).click();
+    const support = page.getByRole("contentinfo").getByRole("link", { name: "Support" });
+    await support.click();
     await expect(page).toHaveURL("/gdpr");
+    release();
+    await coreReady(page);
+    await support.click();
+    await support.press("Enter");
+    await expect(page).toHaveURL("/gdpr");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("GDPR Compliance Policy");
   });
 
   test("holds the theme toggle", async ({ page }) => {

@@ -20,14 +20,9 @@ export function Footer() {
               </li>
             ))}
             <li>
-              {/* Support has no destination yet (spec §2): a link that goes nowhere. */}
-              <a
-                href="#"
-                aria-describedby="support-note"
-                onClick={(e) => {
-                  e.preventDefault();
-                }}
-              >
+              {/* Support has no destination yet (spec §2): a link that goes nowhere. The
+                  click is stopped by index.html's inline script, before and after hydration. */}
+              <a href="#" aria-describedby="support-note">
                 Support
               </a>
               <span id="support-note" className="visually-hidden">
