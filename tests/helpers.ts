@@ -33,3 +33,19 @@ export function watch(page: Page) {
 export async function coreReady(page: Page) {
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
 }
+
+/**
+ * Holds back the app's entry script (the inline loader's import), so a test can use the
+ * prerendered page as it is before hydration; call the returned function to let it load.
+ */
+export async function holdAppScript(page: Page): Promise<() => void> {
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}

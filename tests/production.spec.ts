@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { coreReady, routes, watch } from "./helpers";
+import { coreReady, holdAppScript, routes, watch } from "./helpers";
 
 const site = "https://lathe.example.com";
 const pages = {
@@ -91,14 +91,7 @@ test.describe("before the app has loaded", () => {
       page,
     }) => {
       await page.emulateMedia({ colorScheme: scheme });
-      let release = () => undefined as void;
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdAppScript(page);
       await page.goto("/");
       const label = scheme === "dark" ? "Switch to light theme" : "Switch to dark theme";
       const toggle = page.getByRole("contentinfo").getByRole("button", { name: label });
@@ -112,15 +105,7 @@ test.describe("before the app has loaded", () => {
 
   test("controls that need it wait, and nothing typed meanwhile is lost", async ({ page }) => {
     const watcher = watch(page);
-    // Hold the app's entry script until the form has been filled in.
-    let release = () => undefined as void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdAppScript(page);
     await page.goto("/contact");
     const submit = page.getByRole("button", { name: "Request Early Access" });
     const toggle = page.getByRole("button", { name: /Switch to (dark|light) theme/ });

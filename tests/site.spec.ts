@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { coreReady, routes, watch } from "./helpers";
+import { coreReady, holdAppScript, routes, watch } from "./helpers";
 
 const headings: Record<(typeof routes)[number], string> = {
   "/": "Chat with AI to Build Apps",
@@ -157,14 +157,7 @@ test.describe("the footer", () => {
   }
 
   test("Support goes nowhere, before the app has loaded and after", async ({ page }) => {
-    let release = () => undefined as void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdAppScript(page);
     await page.goto("/gdpr");
     const support = page.getByRole("contentinfo").getByRole("link", { name: "Support" });
     await support.click();
