@@ -9,9 +9,9 @@ import wasm from "vite-plugin-wasm";
  * a `<script type="module">` in the head it would share the first bytes of bandwidth with
  * the page and its stylesheet. An inline loader (its CSP hash is computed by
  * scripts/prerender.mjs) imports the entry when the browser reports the paint, or at
- * once where it cannot report it or where no paint will come (a hidden tab). It waits on
- * no timer or frame, so a page whose clock is paused (tests) still loads. Controls that
- * need the app are disabled until it hydrates.
+ * once where it cannot report it or where no paint will come (a hidden tab), and after 2 s
+ * at the latest. It needs no timer or frame to run, so a page whose clock is paused
+ * (tests) still loads. Controls that need the app are disabled until it hydrates.
  */
 function loadAfterFirstPaint(): Plugin {
   return {
@@ -56,6 +56,8 @@ function loadAfterFirstPaint(): Plugin {
           list.getEntriesByName("first-contentful-paint").forEach(load);
         }).observe({ type: "paint", buffered: true });
         document.addEventListener("visibilitychange", load);
+        // A net, should a browser list paint timing and never report it.
+        setTimeout(load, 2000);
       })();
     </script>`;
         return html
