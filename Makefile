@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 RUST := RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
 
-CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs)
+CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
 .PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
@@ -33,6 +33,8 @@ pkg: setup pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm
 pkg/package.json: $(CORE_SOURCES)
 	$(RUST) wasm-pack build core --release --target bundler --out-dir ../pkg
 	@rm -f pkg/.gitignore
+	$(RUST) cargo run -q -p lathe-core --example constants > pkg/constants.json
+	@node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("constants.json");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
 	@echo "pkg/lathe_core_bg.wasm: $$(gzip -9c pkg/lathe_core_bg.wasm | wc -c) bytes gzipped (budget 40,000)"
 
 web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json

@@ -75,6 +75,26 @@ test("email: required, then the pattern", async ({ page }) => {
   }
 });
 
+test("email: leading and trailing spaces are kept and refused (a text field, spec §3 and §5)", async ({
+  page,
+}) => {
+  await name(page).fill("Ada");
+  await message(page).fill("Hello");
+  for (const spaced of [" ada@example.com", "ada@example.com "]) {
+    await email(page).fill("");
+    // Typed key by key, as a visitor would, so the browser has every chance to change it.
+    await email(page).pressSequentially(spaced);
+    await submit(page).click();
+    await expect(page.getByText("Please enter a valid email address")).toBeVisible();
+    await expect(submit(page)).toHaveText("Request Early Access");
+    await expect(email(page)).toHaveValue(spaced);
+  }
+  // A text field the browser leaves alone, with an email keyboard and autofill.
+  await expect(email(page)).toHaveAttribute("type", "text");
+  await expect(email(page)).toHaveAttribute("inputmode", "email");
+  await expect(email(page)).toHaveAttribute("autocomplete", "email");
+});
+
 test("the name is trimmed; a blank name is required", async ({ page }) => {
   await name(page).fill("   ");
   await email(page).fill("ada@example.com");

@@ -4,6 +4,12 @@
 //! milliseconds). Shapes are stored as `#[repr(C)]` rows of `f32`, so the UI can read
 //! them in place through a typed-array view over wasm memory (see [`Shape`]).
 
+use std::mem::offset_of;
+
+use serde::{Deserialize, Serialize};
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
 /// How many shapes the landing page shows.
 pub const LANDING_SHAPES: usize = 25;
 /// How many shapes every other page shows.
@@ -30,7 +36,9 @@ const MAX_SPEED: f32 = 22.0;
 const MAX_SPIN: f32 = 0.35; // radians per second
 
 /// Which page the background is behind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum Variant {
     /// The landing page, `/`.
     Landing,
@@ -48,8 +56,33 @@ impl Variant {
     }
 }
 
-/// The five shape types. Stored in [`Shape::kind`] as their index.
+impl std::str::FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "landing" => Ok(Variant::Landing),
+            "page" => Ok(Variant::Page),
+            _ => Err(UnknownVariant),
+        }
+    }
+}
+
+/// A variant name that is neither `landing` nor `page`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownVariant;
+
+impl UnknownVariant {
+    /// What went wrong, as a constant.
+    pub const fn message(self) -> &'static str {
+        "unknown variant: expected landing or page"
+    }
+}
+
+/// The five shape types. Stored in [`Shape::kind`] as their index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum ShapeKind {
     /// A rounded square, like a UI block.
     Block,
@@ -110,22 +143,94 @@ pub struct Shape {
 impl Shape {
     /// `f32`s per shape in memory.
     pub const STRIDE: usize = size_of::<Shape>() / size_of::<f32>();
-    /// Offsets of the renderer's fields within a row.
-    pub const X: usize = 0;
+    /// Offsets of the renderer's fields within a row, in `f32`s, from the struct's layout.
+    pub const X: usize = offset_of!(Shape, x) / size_of::<f32>();
     /// See [`Shape::X`].
-    pub const Y: usize = 1;
+    pub const Y: usize = offset_of!(Shape, y) / size_of::<f32>();
     /// See [`Shape::X`].
-    pub const SIZE: usize = 2;
+    pub const SIZE: usize = offset_of!(Shape, size) / size_of::<f32>();
     /// See [`Shape::X`].
-    pub const ANGLE: usize = 3;
+    pub const ANGLE: usize = offset_of!(Shape, angle) / size_of::<f32>();
     /// See [`Shape::X`].
-    pub const KIND: usize = 4;
+    pub const KIND: usize = offset_of!(Shape, kind) / size_of::<f32>();
     /// See [`Shape::X`].
-    pub const COLOUR: usize = 5;
+    pub const COLOUR: usize = offset_of!(Shape, colour) / size_of::<f32>();
 
     /// The shape's type.
     pub fn shape_kind(&self) -> ShapeKind {
         ShapeKind::ALL[self.kind as usize]
+    }
+}
+
+// A row is a whole number of `f32`s with no padding, so a `Float32Array` reads it.
+const _: () = assert!(size_of::<Shape>() % size_of::<f32>() == 0);
+const _: () = assert!(align_of::<Shape>() == align_of::<f32>());
+
+/// Where a renderer finds each field within a shape row, in `f32`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct RowOffsets {
+    /// See [`Shape::x`].
+    pub x: u32,
+    /// See [`Shape::y`].
+    pub y: u32,
+    /// See [`Shape::size`].
+    pub size: u32,
+    /// See [`Shape::angle`].
+    pub angle: u32,
+    /// See [`Shape::kind`].
+    pub kind: u32,
+    /// See [`Shape::colour`].
+    pub colour: u32,
+}
+
+/// The background's fixed values (spec §2 and §9) and the layout of a shape row.
+/// Counts are `u32` at the boundary: a JS number, and no 64-bit conversion in the wasm.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct BackgroundConstants {
+    /// Shapes on the landing page.
+    pub landing_shapes: u32,
+    /// Shapes on every other page.
+    pub page_shapes: u32,
+    /// The longest step taken at once, in ms.
+    pub max_step_ms: u32,
+    /// The eight colours, as CSS hex colours, indexed by a shape's `colour`.
+    pub palette: [&'static str; PALETTE.len()],
+    /// The shape types, indexed by a shape's `kind`.
+    pub kinds: [ShapeKind; ShapeKind::ALL.len()],
+    /// `f32`s per shape row.
+    pub stride: u32,
+    /// Where each field is within a row.
+    pub offsets: RowOffsets,
+}
+
+impl BackgroundConstants {
+    /// The constants, from the consts the simulation uses.
+    pub fn new() -> Self {
+        Self {
+            landing_shapes: LANDING_SHAPES as u32,
+            page_shapes: PAGE_SHAPES as u32,
+            max_step_ms: MAX_STEP_MS,
+            palette: PALETTE,
+            kinds: ShapeKind::ALL,
+            stride: Shape::STRIDE as u32,
+            offsets: RowOffsets {
+                x: Shape::X as u32,
+                y: Shape::Y as u32,
+                size: Shape::SIZE as u32,
+                angle: Shape::ANGLE as u32,
+                kind: Shape::KIND as u32,
+                colour: Shape::COLOUR as u32,
+            },
+        }
+    }
+}
+
+impl Default for BackgroundConstants {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -415,21 +520,37 @@ mod tests {
     }
 
     #[test]
+    fn the_constants_are_the_spec_values_and_the_row_layout() {
+        assert_eq!(
+            serde_json::to_string(&BackgroundConstants::new()).unwrap(),
+            r##"{"landingShapes":25,"pageShapes":18,"maxStepMs":50,"palette":["#6366f1","#8b5cf6","#ec4899","#f43f5e","#f59e0b","#10b981","#06b6d4","#3b82f6"],"kinds":["block","node","triangle","hexagon","connection"],"stride":9,"offsets":{"x":0,"y":1,"size":2,"angle":3,"kind":4,"colour":5}}"##
+        );
+    }
+
+    #[test]
+    fn variants_are_read_by_their_serde_names() {
+        for v in [Variant::Landing, Variant::Page] {
+            let name = serde_json::to_value(v).unwrap();
+            assert_eq!(name.as_str().unwrap().parse::<Variant>(), Ok(v));
+        }
+        assert_eq!("home".parse::<Variant>(), Err(UnknownVariant));
+    }
+
+    #[test]
     fn a_row_is_stride_f32s_with_the_renderer_fields_first() {
         assert_eq!(Shape::STRIDE, 9);
         let sim = Simulation::new(Variant::Page, 800.0, 600.0, 5);
         let s = sim.shapes()[3];
+        // Six distinct offsets within a row (their values come from `offset_of!`; the
+        // browser test in core/tests/web.rs reads real rows through a Float32Array).
+        let c = BackgroundConstants::new().offsets;
+        let mut offsets = vec![c.x, c.y, c.size, c.angle, c.kind, c.colour];
+        offsets.sort_unstable();
+        offsets.dedup();
+        assert_eq!(offsets.len(), 6);
+        assert!(offsets.iter().all(|&o| (o as usize) < Shape::STRIDE));
         let row = [s.x, s.y, s.size, s.angle, s.kind, s.colour];
-        let offsets = [
-            Shape::X,
-            Shape::Y,
-            Shape::SIZE,
-            Shape::ANGLE,
-            Shape::KIND,
-            Shape::COLOUR,
-        ];
-        assert_eq!(offsets, [0, 1, 2, 3, 4, 5]);
-        assert_eq!(row[Shape::KIND], 3.0);
-        assert!((MIN_SIZE..MAX_SIZE).contains(&row[Shape::SIZE]));
+        assert_eq!(row[4], 3.0);
+        assert!((MIN_SIZE..MAX_SIZE).contains(&row[2]));
     }
 }

@@ -6,7 +6,14 @@
 
 use std::fmt;
 
-use crate::validation::{Field, FieldError, Fields, Interest, UnknownInterest, validate};
+use serde::Serialize;
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+use crate::validation::{
+    Field, FieldError, FieldSpec, FormUpdate, FormValues, Interest, MESSAGE_ROWS, UnknownInterest,
+    validate,
+};
 
 /// The simulated wait between a valid submit and the thank-you panel, in ms.
 pub const SUBMIT_DELAY_MS: u32 = 2000;
@@ -18,7 +25,9 @@ pub const SUBMIT_LABEL: &str = "Request Early Access";
 pub const SUBMITTING_LABEL: &str = "Submitting...";
 
 /// Where the form is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum Phase {
     /// The form is shown and editable.
     #[default]
@@ -41,12 +50,14 @@ impl Phase {
 }
 
 /// What a call to [`FormMachine::submit`] did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum SubmitOutcome {
     /// The form was valid: now submitting, errors cleared.
     Started,
-    /// The form was invalid: still idle, with these errors.
-    Invalid(Vec<FieldError>),
+    /// The form was invalid: still idle, with its errors in [`FormMachine::errors`].
+    Invalid,
     /// The form was not idle (a submission is already under way): nothing changed.
     Ignored,
 }
@@ -81,10 +92,72 @@ impl fmt::Display for EditError {
 
 impl std::error::Error for EditError {}
 
+/// Everything the form's UI renders, at one moment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify), tsify(missing_as_null))]
+pub struct FormState {
+    /// Where the form is.
+    pub phase: Phase,
+    /// What the visitor has typed.
+    pub values: FormValues,
+    /// The errors of the last invalid submit, in form order; empty unless idle.
+    pub errors: Vec<FieldError>,
+    /// The submit button's label.
+    pub submit_label: &'static str,
+    /// When [`FormMachine::tick`] should next be called (on the clock `submit` was given).
+    pub wake_at: Option<f64>,
+}
+
+/// The form's fixed values (spec §3, §4, §5 and §9), for a UI to render from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify), tsify(missing_as_null))]
+pub struct FormConstants {
+    /// The simulated wait before the thank-you panel, in ms.
+    pub submit_delay_ms: u32,
+    /// How long the thank-you panel stays, in ms.
+    pub thank_you_ms: u32,
+    /// Rows of the message text area.
+    pub message_rows: u32,
+    /// The field table, in the order the form shows the fields.
+    pub fields: [FieldSpec; Field::ALL.len()],
+    /// The interests, in the order the form lists them.
+    pub interests: [Interest; Interest::ALL.len()],
+    /// The submit button's label while idle.
+    pub submit_label: &'static str,
+    /// The submit button's label while submitting.
+    pub submitting_label: &'static str,
+    /// A new form's state: what a page shows before the core has loaded.
+    pub initial: FormState,
+}
+
+impl FormConstants {
+    /// The constants, from the consts the rules use.
+    pub fn new() -> Self {
+        Self {
+            submit_delay_ms: SUBMIT_DELAY_MS,
+            thank_you_ms: THANK_YOU_MS,
+            message_rows: MESSAGE_ROWS,
+            fields: Field::ALL.map(Field::spec),
+            interests: Interest::ALL,
+            submit_label: SUBMIT_LABEL,
+            submitting_label: SUBMITTING_LABEL,
+            initial: FormMachine::new().state(),
+        }
+    }
+}
+
+impl Default for FormConstants {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The form: what was typed, where it is, its errors and when it next changes.
 #[derive(Clone, Debug, Default)]
 pub struct FormMachine {
-    fields: Fields,
+    values: FormValues,
     phase: Phase,
     errors: Vec<FieldError>,
     wake_at: Option<f64>,
@@ -97,8 +170,8 @@ impl FormMachine {
     }
 
     /// What the visitor has typed.
-    pub fn fields(&self) -> &Fields {
-        &self.fields
+    pub fn values(&self) -> &FormValues {
+        &self.values
     }
 
     /// Where the form is.
@@ -125,6 +198,29 @@ impl FormMachine {
         }
     }
 
+    /// A snapshot of everything the UI renders.
+    pub fn state(&self) -> FormState {
+        FormState {
+            phase: self.phase,
+            values: self.values.clone(),
+            errors: self.errors.clone(),
+            submit_label: self.submit_label(),
+            wake_at: self.wake_at,
+        }
+    }
+
+    /// Sets every value `update` holds, at once. Refused unless idle.
+    ///
+    /// # Errors
+    /// [`EditError::Busy`] unless idle; then nothing changes.
+    pub fn update(&mut self, update: FormUpdate) -> Result<(), EditError> {
+        if self.phase != Phase::Idle {
+            return Err(EditError::Busy(self.phase));
+        }
+        self.values.apply(update);
+        Ok(())
+    }
+
     /// Sets one text field, or the interest. Refused unless idle.
     ///
     /// # Errors
@@ -135,13 +231,13 @@ impl FormMachine {
             return Err(EditError::Busy(self.phase));
         }
         let slot = match field {
-            Field::Name => &mut self.fields.name,
-            Field::Email => &mut self.fields.email,
-            Field::Company => &mut self.fields.company,
-            Field::Role => &mut self.fields.role,
-            Field::Message => &mut self.fields.message,
+            Field::Name => &mut self.values.name,
+            Field::Email => &mut self.values.email,
+            Field::Company => &mut self.values.company,
+            Field::Role => &mut self.values.role,
+            Field::Message => &mut self.values.message,
             Field::Interest => {
-                self.fields.interest = value
+                self.values.interest = value
                     .parse::<Interest>()
                     .map_err(EditError::UnknownInterest)?;
                 return Ok(());
@@ -158,15 +254,15 @@ impl FormMachine {
         if self.phase != Phase::Idle || !now.is_finite() {
             return SubmitOutcome::Ignored;
         }
-        let errors = validate(&self.fields);
+        let errors = validate(&self.values);
         if errors.is_empty() {
             self.errors.clear();
             self.phase = Phase::Submitting;
             self.wake_at = Some(now + f64::from(SUBMIT_DELAY_MS));
             SubmitOutcome::Started
         } else {
-            self.errors.clone_from(&errors);
-            SubmitOutcome::Invalid(errors)
+            self.errors = errors;
+            SubmitOutcome::Invalid
         }
     }
 
@@ -211,8 +307,8 @@ mod tests {
     fn starts_idle_empty_with_interest_general() {
         let form = FormMachine::new();
         assert_eq!(form.phase(), Phase::Idle);
-        assert_eq!(form.fields(), &Fields::default());
-        assert_eq!(form.fields().interest, Interest::General);
+        assert_eq!(form.values(), &FormValues::default());
+        assert_eq!(form.values().interest, Interest::General);
         assert!(form.errors().is_empty());
         assert_eq!(form.wake_at(), None);
         assert_eq!(form.submit_label(), "Request Early Access");
@@ -222,12 +318,9 @@ mod tests {
     fn invalid_submit_stays_idle_with_errors_and_keeps_the_input() {
         let mut form = FormMachine::new();
         form.set(Field::Email, "not-an-email").unwrap();
-        let SubmitOutcome::Invalid(errors) = form.submit(0.0) else {
-            panic!("expected invalid");
-        };
+        assert_eq!(form.submit(0.0), SubmitOutcome::Invalid);
         assert_eq!(form.phase(), Phase::Idle);
-        assert_eq!(form.errors(), errors.as_slice());
-        let codes: Vec<_> = errors.iter().map(|e| (e.field, e.code)).collect();
+        let codes: Vec<_> = form.errors().iter().map(|e| (e.field, e.code)).collect();
         assert_eq!(
             codes,
             vec![
@@ -236,7 +329,7 @@ mod tests {
                 (Field::Message, ErrorCode::Required)
             ]
         );
-        assert_eq!(form.fields().email, "not-an-email");
+        assert_eq!(form.values().email, "not-an-email");
         assert_eq!(form.wake_at(), None);
         assert!(!form.tick(1e9));
     }
@@ -245,7 +338,7 @@ mod tests {
     fn valid_submit_clears_errors_and_submits_for_exactly_2000_ms() {
         let mut form = filled();
         form.set(Field::Name, "").unwrap();
-        assert!(matches!(form.submit(0.0), SubmitOutcome::Invalid(_)));
+        assert_eq!(form.submit(0.0), SubmitOutcome::Invalid);
         form.set(Field::Name, "Ada").unwrap();
 
         assert_eq!(form.submit(1000.0), SubmitOutcome::Started);
@@ -271,8 +364,8 @@ mod tests {
         assert_eq!(form.phase(), Phase::Submitted);
         assert!(form.tick(7000.0));
         assert_eq!(form.phase(), Phase::Idle);
-        assert_eq!(form.fields(), &Fields::default());
-        assert_eq!(form.fields().interest, Interest::General);
+        assert_eq!(form.values(), &FormValues::default());
+        assert_eq!(form.values().interest, Interest::General);
         assert_eq!(form.wake_at(), None);
     }
 
@@ -313,7 +406,55 @@ mod tests {
             err.to_string(),
             "the form cannot be edited while the thank-you panel is shown"
         );
-        assert_eq!(form.fields().name, "Ada Lovelace");
+        assert_eq!(form.values().name, "Ada Lovelace");
+    }
+
+    #[test]
+    fn an_update_sets_several_values_at_once_and_only_while_idle() {
+        let mut form = FormMachine::new();
+        form.update(FormUpdate {
+            name: Some("Ada".into()),
+            email: Some("ada@example.com".into()),
+            message: Some("Hi".into()),
+            ..FormUpdate::default()
+        })
+        .unwrap();
+        assert_eq!(form.state().values.email, "ada@example.com");
+        assert_eq!(form.submit(0.0), SubmitOutcome::Started);
+        let busy = form.update(FormUpdate {
+            name: Some("Eve".into()),
+            ..FormUpdate::default()
+        });
+        assert_eq!(busy, Err(EditError::Busy(Phase::Submitting)));
+        assert_eq!(form.values().name, "Ada");
+    }
+
+    #[test]
+    fn the_state_and_the_constants_say_what_the_machine_does() {
+        let constants = FormConstants::new();
+        assert_eq!(constants.initial, FormMachine::new().state());
+        assert_eq!(constants.initial.submit_label, "Request Early Access");
+        assert_eq!(constants.initial.wake_at, None);
+        assert_eq!(
+            (constants.submit_delay_ms, constants.thank_you_ms),
+            (2000, 5000)
+        );
+        assert_eq!(constants.message_rows, 4);
+        assert_eq!(constants.submitting_label, "Submitting...");
+        let mut form = filled();
+        form.submit(10.0);
+        let state = form.state();
+        assert_eq!(state.phase, Phase::Submitting);
+        assert_eq!(state.submit_label, "Submitting...");
+        assert_eq!(state.wake_at, Some(2010.0));
+        assert_eq!(
+            serde_json::to_string(&constants).unwrap(),
+            r#"{"submitDelayMs":2000,"thankYouMs":5000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null}}"#
+        );
+        let json = serde_json::to_value(&state).unwrap();
+        assert_eq!(json["wakeAt"], 2010.0);
+        assert_eq!(json["submitLabel"], "Submitting...");
+        assert_eq!(json["values"]["interest"], "enterprise");
     }
 
     #[test]
@@ -324,7 +465,7 @@ mod tests {
             err.to_string(),
             "unknown interest: expected one of general, enterprise, developer, partnership, press"
         );
-        assert_eq!(form.fields().interest, Interest::Enterprise);
+        assert_eq!(form.values().interest, Interest::Enterprise);
     }
 
     #[test]

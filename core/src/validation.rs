@@ -6,6 +6,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
 /// Shown under the name field when it is empty or only white space.
 pub const NAME_REQUIRED: &str = "Full name is required";
 /// Shown under the email field when it is empty.
@@ -29,7 +33,9 @@ pub const JS_WHITESPACE: [char; 25] = [
 ];
 
 /// The form's fields, as named on the form and at the wasm boundary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum Field {
     /// Full name (required).
     Name,
@@ -39,22 +45,40 @@ pub enum Field {
     Company,
     /// Role (optional).
     Role,
-    /// Message, a 4-row text area (required).
-    Message,
     /// Area of interest, one of [`Interest`].
     Interest,
+    /// Message, a 4-row text area (required).
+    Message,
 }
 
 impl Field {
-    /// Every field, in form order.
+    /// Every field, in the order the form shows them.
     pub const ALL: [Field; 6] = [
         Field::Name,
         Field::Email,
         Field::Company,
         Field::Role,
-        Field::Message,
         Field::Interest,
+        Field::Message,
     ];
+
+    /// The field's row in the form's table: how it is entered and what the rules say.
+    pub const fn spec(self) -> FieldSpec {
+        let (control, required, marked) = match self {
+            Field::Name => (Control::Text, true, true),
+            Field::Email => (Control::Email, true, true),
+            Field::Company | Field::Role => (Control::Text, false, false),
+            Field::Interest => (Control::Choice, false, false),
+            // Validated as required (spec §5), but spec §5 marks only name and email.
+            Field::Message => (Control::Multiline, true, false),
+        };
+        FieldSpec {
+            field: self,
+            control,
+            required,
+            marked,
+        }
+    }
 
     /// The field's name on the form.
     pub const fn as_str(self) -> &'static str {
@@ -80,6 +104,36 @@ impl FromStr for Field {
     }
 }
 
+/// How a field is entered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub enum Control {
+    /// One line of free text.
+    Text,
+    /// One line of free text holding an email address: never changed before the rules
+    /// see it (so not an `<input type="email">`, which strips spaces).
+    Email,
+    /// Several lines of free text, [`MESSAGE_ROWS`] rows high.
+    Multiline,
+    /// One of a fixed list of values ([`Interest::ALL`]).
+    Choice,
+}
+
+/// One row of the form's field table (spec §3 and §5). The UI adds only the words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct FieldSpec {
+    /// Which field.
+    pub field: Field,
+    /// How it is entered.
+    pub control: Control,
+    /// Whether an empty value is an error on submit.
+    pub required: bool,
+    /// Whether its label carries an asterisk and its control the `required` attribute.
+    pub marked: bool,
+}
+
 /// A field name that is not one of [`Field::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownField(pub String);
@@ -88,7 +142,7 @@ impl UnknownField {
     /// What went wrong, as a constant: the value is not echoed (the caller has it, and
     /// formatting it would cost wasm bytes).
     pub const fn message(&self) -> &'static str {
-        "unknown field: expected one of name, email, company, role, message, interest"
+        "unknown field: expected one of name, email, company, role, interest, message"
     }
 }
 
@@ -101,7 +155,9 @@ impl fmt::Display for UnknownField {
 impl std::error::Error for UnknownField {}
 
 /// What the visitor is writing about. Not validated beyond being one of these.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum Interest {
     /// General enquiry (the default).
     #[default]
@@ -169,8 +225,9 @@ impl fmt::Display for UnknownInterest {
 impl std::error::Error for UnknownInterest {}
 
 /// What the visitor has typed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Fields {
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct FormValues {
     /// Full name.
     pub name: String,
     /// Email address.
@@ -185,8 +242,85 @@ pub struct Fields {
     pub interest: Interest,
 }
 
+/// Some of the form's values, to set at once; absent ones are left as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct FormUpdate {
+    /// Full name.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub name: Option<String>,
+    /// Email address.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub email: Option<String>,
+    /// Company.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub company: Option<String>,
+    /// Role.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub role: Option<String>,
+    /// Area of interest.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub interest: Option<Interest>,
+    /// Message.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub message: Option<String>,
+}
+
+impl FormUpdate {
+    /// Adds one field's value, as typed (the interest by its name).
+    ///
+    /// # Errors
+    /// An interest that is not one of the five; nothing is added.
+    pub fn set(&mut self, field: Field, value: String) -> Result<(), UnknownInterest> {
+        let slot = match field {
+            Field::Name => &mut self.name,
+            Field::Email => &mut self.email,
+            Field::Company => &mut self.company,
+            Field::Role => &mut self.role,
+            Field::Message => &mut self.message,
+            Field::Interest => {
+                self.interest = Some(value.parse()?);
+                return Ok(());
+            }
+        };
+        *slot = Some(value);
+        Ok(())
+    }
+}
+
+impl FormValues {
+    /// Sets every value `update` holds.
+    pub fn apply(&mut self, update: FormUpdate) {
+        let FormUpdate {
+            name,
+            email,
+            company,
+            role,
+            interest,
+            message,
+        } = update;
+        for (slot, value) in [
+            (&mut self.name, name),
+            (&mut self.email, email),
+            (&mut self.company, company),
+            (&mut self.role, role),
+            (&mut self.message, message),
+        ] {
+            if let Some(value) = value {
+                *slot = value;
+            }
+        }
+        if let Some(interest) = interest {
+            self.interest = interest;
+        }
+    }
+}
+
 /// Why a field failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum ErrorCode {
     /// The field is required and empty.
     Required,
@@ -205,7 +339,8 @@ impl ErrorCode {
 }
 
 /// One failing field, with the message to show beneath it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct FieldError {
     /// The field that failed.
     pub field: Field,
@@ -216,7 +351,7 @@ pub struct FieldError {
 }
 
 /// Checks the form against spec §5. Company, role and interest are not validated.
-pub fn validate(fields: &Fields) -> Vec<FieldError> {
+pub fn validate(fields: &FormValues) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if fields.name.trim_matches(JS_WHITESPACE).is_empty() {
         errors.push(FieldError {
@@ -280,16 +415,16 @@ pub fn is_valid_email(email: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn form(name: &str, email: &str, message: &str) -> Fields {
-        Fields {
+    fn form(name: &str, email: &str, message: &str) -> FormValues {
+        FormValues {
             name: name.into(),
             email: email.into(),
             message: message.into(),
-            ..Fields::default()
+            ..FormValues::default()
         }
     }
 
-    fn messages(fields: &Fields) -> Vec<&'static str> {
+    fn messages(fields: &FormValues) -> Vec<&'static str> {
         validate(fields).into_iter().map(|e| e.message).collect()
     }
 
@@ -301,7 +436,7 @@ mod tests {
     #[test]
     fn an_empty_form_fails_name_email_and_message_in_form_order() {
         assert_eq!(
-            validate(&Fields::default()),
+            validate(&FormValues::default()),
             vec![
                 FieldError {
                     field: Field::Name,
@@ -424,6 +559,95 @@ mod tests {
         fields.role = "\u{0}".into();
         fields.interest = Interest::Press;
         assert!(validate(&fields).is_empty());
+    }
+
+    #[test]
+    fn the_field_table_says_what_the_rules_do() {
+        let failing: Vec<Field> = validate(&FormValues::default())
+            .iter()
+            .map(|e| e.field)
+            .collect();
+        let required: Vec<Field> = Field::ALL
+            .into_iter()
+            .filter(|f| f.spec().required)
+            .collect();
+        assert_eq!(
+            failing, required,
+            "an empty form fails exactly the required fields"
+        );
+        let marked: Vec<Field> = Field::ALL.into_iter().filter(|f| f.spec().marked).collect();
+        assert_eq!(
+            marked,
+            [Field::Name, Field::Email],
+            "spec §5 marks these two"
+        );
+        for f in Field::ALL {
+            assert_eq!(f.spec().field, f);
+        }
+        assert_eq!(Field::Email.spec().control, Control::Email);
+        assert_eq!(Field::Message.spec().control, Control::Multiline);
+        assert_eq!(Field::Interest.spec().control, Control::Choice);
+    }
+
+    #[test]
+    fn an_update_sets_what_it_holds_and_nothing_else() {
+        let mut values = form("Ada", "ada@example.com", "Hi");
+        values.apply(FormUpdate {
+            email: Some("eve@example.com".into()),
+            interest: Some(Interest::Press),
+            ..FormUpdate::default()
+        });
+        assert_eq!(values.name, "Ada");
+        assert_eq!(values.email, "eve@example.com");
+        assert_eq!(values.message, "Hi");
+        assert_eq!(values.interest, Interest::Press);
+    }
+
+    #[test]
+    fn an_update_has_one_slot_per_field_under_its_boundary_name() {
+        let mut update = FormUpdate::default();
+        for f in Field::ALL {
+            let value = if f == Field::Interest {
+                "press"
+            } else {
+                f.as_str()
+            };
+            update.set(f, value.to_owned()).unwrap();
+        }
+        // The same object as serde reads it: every field's name is a key it knows.
+        let json: serde_json::Map<String, serde_json::Value> = Field::ALL
+            .into_iter()
+            .map(|f| {
+                let value = if f == Field::Interest {
+                    "press"
+                } else {
+                    f.as_str()
+                };
+                (f.as_str().to_owned(), value.into())
+            })
+            .collect();
+        let read: FormUpdate = serde_json::from_value(json.into()).unwrap();
+        assert_eq!(read, update);
+        assert!(update.set(Field::Interest, "sales".into()).is_err());
+        assert_eq!(update.interest, Some(Interest::Press));
+    }
+
+    #[test]
+    fn boundary_names_are_serde_names() {
+        for f in Field::ALL {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+        }
+        for i in Interest::ALL {
+            assert_eq!(serde_json::to_value(i).unwrap(), i.as_str());
+        }
+        for c in [ErrorCode::Required, ErrorCode::InvalidEmail] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+        let update: FormUpdate =
+            serde_json::from_str(r#"{"name":"Ada","interest":"press"}"#).unwrap();
+        assert_eq!(update.interest, Some(Interest::Press));
+        assert!(serde_json::from_str::<FormUpdate>(r#"{"phone":"1"}"#).is_err());
+        assert!(serde_json::from_str::<FormUpdate>(r#"{"interest":"sales"}"#).is_err());
     }
 
     #[test]

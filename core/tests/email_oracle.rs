@@ -1,20 +1,10 @@
 //! The email rule (written out, no regex engine) agrees with the `regex` crate running the
-//! pattern it stands for: `regex`'s Unicode `\s` is JavaScript's `\s` plus U+0085 and minus
-//! U+FEFF, so the oracle's class adds and removes exactly those two.
+//! pattern it stands for (lathe-core-testkit's oracle, which the fuzz target shares).
 #![cfg(not(target_arch = "wasm32"))]
 
-use lathe_core::validation::{EMAIL_PATTERN, JS_WHITESPACE, is_valid_email};
+use lathe_core::validation::{JS_WHITESPACE, is_valid_email};
+use lathe_core_testkit::email_oracle as oracle;
 use proptest::prelude::*;
-use regex::Regex;
-use std::sync::LazyLock;
-
-static ORACLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&EMAIL_PATTERN.replace(r"[^\s@]", r"[\x{85}[^\s@\x{FEFF}]]")).unwrap()
-});
-
-fn oracle() -> &'static Regex {
-    &ORACLE
-}
 
 /// Characters that matter to the rule, weighted towards the interesting ones.
 fn interesting_char() -> impl Strategy<Value = char> {

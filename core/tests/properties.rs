@@ -1,14 +1,13 @@
 //! Property tests: no input panics validation or the form machine, and random event
-//! sequences keep the machine's invariants.
+//! sequences keep the machine's invariants (checked by lathe-core-testkit, which the
+//! fuzz targets share).
 #![cfg(not(target_arch = "wasm32"))]
 
-use lathe_core::form::{
-    EditError, FormMachine, Phase, SUBMIT_DELAY_MS, SUBMITTING_LABEL, SubmitOutcome, THANK_YOU_MS,
-};
 use lathe_core::validation::{
-    EMAIL_INVALID, EMAIL_REQUIRED, Field, Fields, Interest, JS_WHITESPACE, MESSAGE_REQUIRED,
+    EMAIL_INVALID, EMAIL_REQUIRED, Field, FormValues, Interest, JS_WHITESPACE, MESSAGE_REQUIRED,
     NAME_REQUIRED, validate,
 };
+use lathe_core_testkit::{Event, FormRun};
 use proptest::prelude::*;
 
 /// Strings a visitor (or a paste) might produce, weighted towards the awkward ones.
@@ -33,7 +32,7 @@ fn visitor_text() -> impl Strategy<Value = String> {
     .prop_map(|cs| cs.into_iter().collect())
 }
 
-fn fields() -> impl Strategy<Value = Fields> {
+fn fields() -> impl Strategy<Value = FormValues> {
     (
         visitor_text(),
         visitor_text(),
@@ -42,14 +41,16 @@ fn fields() -> impl Strategy<Value = Fields> {
         visitor_text(),
         prop::sample::select(Interest::ALL.to_vec()),
     )
-        .prop_map(|(name, email, company, role, message, interest)| Fields {
-            name,
-            email,
-            company,
-            role,
-            message,
-            interest,
-        })
+        .prop_map(
+            |(name, email, company, role, message, interest)| FormValues {
+                name,
+                email,
+                company,
+                role,
+                message,
+                interest,
+            },
+        )
 }
 
 proptest! {
@@ -73,11 +74,11 @@ proptest! {
 
 #[test]
 fn a_one_megabyte_message_is_validated() {
-    let mut fields = Fields {
+    let mut fields = FormValues {
         name: "Ada".into(),
         email: "ada@example.com".into(),
         message: "😀 ש x\u{0}\u{2028}".repeat((1 << 20) / 8),
-        ..Fields::default()
+        ..FormValues::default()
     };
     assert!(fields.message.len() >= 1 << 20);
     assert!(validate(&fields).is_empty());
@@ -85,19 +86,6 @@ fn a_one_megabyte_message_is_validated() {
     assert!(validate(&fields).is_empty());
     fields.email.push(' ');
     assert_eq!(validate(&fields)[0].message, EMAIL_INVALID);
-}
-
-/// Something that can happen to the form.
-#[derive(Clone, Debug)]
-enum Event {
-    Edit(Field, String),
-    /// Fill the required fields validly, then submit.
-    SubmitValid,
-    Submit,
-    /// Time passes by this many ms, then the machine is woken.
-    Wait(u32),
-    /// Woken at exactly the time it asked for.
-    WakeOnTime,
 }
 
 fn event() -> impl Strategy<Value = Event> {
@@ -118,69 +106,11 @@ proptest! {
 
     #[test]
     fn random_event_sequences_keep_the_invariants(events in prop::collection::vec(event(), 1..60)) {
-        let mut form = FormMachine::new();
-        let mut now = 0.0_f64;
-        // The model: when the current phase began.
-        let mut phase_since = 0.0_f64;
+        let mut run = FormRun::new();
         for event in events {
-            let before = form.phase();
-            match event {
-                Event::Edit(field, value) => {
-                    let result = form.set(field, &value);
-                    if before == Phase::Idle {
-                        if field == Field::Interest && value.parse::<Interest>().is_err() {
-                            prop_assert!(matches!(result, Err(EditError::UnknownInterest(_))));
-                        } else {
-                            prop_assert!(result.is_ok());
-                        }
-                    } else {
-                        prop_assert_eq!(result, Err(EditError::Busy(before)));
-                    }
-                }
-                Event::SubmitValid | Event::Submit => {
-                    if matches!(event, Event::SubmitValid) && before == Phase::Idle {
-                        form.set(Field::Name, "Ada").unwrap();
-                        form.set(Field::Email, "ada@example.com").unwrap();
-                        form.set(Field::Message, "Hi").unwrap();
-                    }
-                    let outcome = form.submit(now);
-                    // At most one submission in flight: a submit while busy does nothing.
-                    if before == Phase::Idle {
-                        prop_assert!(outcome != SubmitOutcome::Ignored);
-                    } else {
-                        prop_assert_eq!(outcome, SubmitOutcome::Ignored);
-                    }
-                }
-                Event::Wait(ms) => {
-                    now += f64::from(ms);
-                    form.tick(now);
-                }
-                Event::WakeOnTime => {
-                    if let Some(at) = form.wake_at() {
-                        prop_assert!(at >= now, "never asks to be woken in the past");
-                        now = at;
-                    }
-                    form.tick(now);
-                }
+            if let Err(broken) = run.apply(event) {
+                prop_assert!(false, "{}", broken);
             }
-            let after = form.phase();
-            match (before, after) {
-                (Phase::Idle, Phase::Submitting) => phase_since = now,
-                (Phase::Submitting, Phase::Submitted) => {
-                    prop_assert!(now - phase_since >= f64::from(SUBMIT_DELAY_MS));
-                    phase_since = now;
-                }
-                (Phase::Submitted, Phase::Idle) => {
-                    // The reset only 5000 ms after the panel appeared, and to empty.
-                    prop_assert!(now - phase_since >= f64::from(THANK_YOU_MS));
-                    prop_assert_eq!(form.fields(), &Fields::default());
-                }
-                (a, b) => prop_assert_eq!(a, b, "no other transition exists"),
-            }
-            // "Submitting..." only while submitting; errors only while idle.
-            prop_assert_eq!(form.submit_label() == SUBMITTING_LABEL, after == Phase::Submitting);
-            prop_assert!(form.errors().is_empty() || after == Phase::Idle);
-            prop_assert_eq!(form.wake_at().is_some(), after != Phase::Idle);
         }
     }
 }

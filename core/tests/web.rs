@@ -1,13 +1,14 @@
 //! The wasm boundary as JavaScript sees it, run in headless Chromium by
 //! `wasm-pack test --headless --chrome core -- --test web`.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::float_cmp)] // the rows are the simulation's own numbers, bit for bit
 
-use js_sys::{Array, Float32Array, JSON, Reflect, RegExp};
+use js_sys::{Float32Array, JSON, Reflect, RegExp};
+use lathe_core::background::{BackgroundConstants, Simulation, Variant};
 use lathe_core::validation::{EMAIL_PATTERN, JS_WHITESPACE};
-use lathe_core::wasm::{
-    Background, WaitlistForm, background_constants, form_constants, is_valid_email, wasm_memory,
-};
-use wasm_bindgen::{JsCast, JsValue};
+use lathe_core::wasm::{Background, WaitlistForm, is_valid_email, wasm_memory};
+use tsify::Ts;
+use wasm_bindgen::{JsCast, JsError, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -18,6 +19,27 @@ fn get(value: &JsValue, key: &str) -> JsValue {
 
 fn json(value: &JsValue) -> String {
     JSON::stringify(value).unwrap().as_string().unwrap()
+}
+
+/// A JS value written as JSON, passed where the boundary takes a typed object.
+fn js<T: tsify::Tsify>(json: &str) -> Ts<T> {
+    Ts::new_unchecked(JSON::parse(json).unwrap())
+}
+
+fn update(form: &mut WaitlistForm, values: &str) -> Result<(), JsError> {
+    form.update(&js(values))
+}
+
+fn state(form: &WaitlistForm) -> JsValue {
+    form.state().into()
+}
+
+fn submit(form: &mut WaitlistForm, now: f64) -> String {
+    JsValue::from(form.submit(now)).as_string().unwrap()
+}
+
+fn background(variant: &str, width: f64, height: f64, seed: u32) -> Background {
+    Background::new(&js(&format!("{variant:?}")), width, height, seed).unwrap()
 }
 
 /// The pattern the rule stands for, run by the browser's own engine.
@@ -111,7 +133,7 @@ fn the_email_rule_agrees_with_the_browser_on_generated_strings() {
 fn a_new_form_is_idle_empty_and_general() {
     let form = WaitlistForm::new();
     assert_eq!(
-        json(&form.state()),
+        json(&state(&form)),
         r#"{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null}"#
     );
 }
@@ -119,134 +141,130 @@ fn a_new_form_is_idle_empty_and_general() {
 #[wasm_bindgen_test]
 fn an_invalid_submit_shows_the_spec_messages_beneath_their_fields() {
     let mut form = WaitlistForm::new();
-    form.set("email", "nope").unwrap();
-    assert_eq!(form.submit(0.0).as_string().unwrap(), "invalid");
-    let state = form.state();
+    update(&mut form, r#"{"email":"nope"}"#).unwrap();
+    assert_eq!(submit(&mut form, 0.0), "invalid");
+    let state = state(&form);
     assert_eq!(get(&state, "phase").as_string().unwrap(), "idle");
     assert_eq!(
         json(&get(&state, "errors")),
         r#"[{"field":"name","code":"required","message":"Full name is required"},{"field":"email","code":"invalid-email","message":"Please enter a valid email address"},{"field":"message","code":"required","message":"Message is required"}]"#
-    );
-    form.set("email", "").unwrap();
-    let errors: Array = form.check().unchecked_into();
-    assert_eq!(
-        get(&errors.get(1), "message").as_string().unwrap(),
-        "Email address is required"
     );
 }
 
 #[wasm_bindgen_test]
 fn a_valid_submit_runs_2000_ms_then_5000_ms_then_resets() {
     let mut form = WaitlistForm::new();
-    for (field, value) in [
-        ("name", "Ada"),
-        ("email", "ada@example.com"),
-        ("message", "Hi"),
-        ("interest", "press"),
-    ] {
-        form.set(field, value).unwrap();
-    }
-    assert_eq!(form.submit(100.0).as_string().unwrap(), "started");
-    let state = form.state();
-    assert_eq!(get(&state, "phase").as_string().unwrap(), "submitting");
+    update(
+        &mut form,
+        r#"{"name":"Ada","email":"ada@example.com","message":"Hi","interest":"press"}"#,
+    )
+    .unwrap();
+    assert_eq!(submit(&mut form, 100.0), "started");
+    let now = state(&form);
+    assert_eq!(get(&now, "phase").as_string().unwrap(), "submitting");
     assert_eq!(
-        get(&state, "submitLabel").as_string().unwrap(),
+        get(&now, "submitLabel").as_string().unwrap(),
         "Submitting..."
     );
-    assert_eq!(get(&state, "wakeAt").as_f64(), Some(2100.0));
-    assert_eq!(form.submit(101.0).as_string().unwrap(), "ignored");
+    assert_eq!(get(&now, "wakeAt").as_f64(), Some(2100.0));
+    assert_eq!(submit(&mut form, 101.0), "ignored");
     assert!(!form.tick(2099.0));
     assert!(form.tick(2100.0));
     assert_eq!(
-        get(&form.state(), "phase").as_string().unwrap(),
+        get(&state(&form), "phase").as_string().unwrap(),
         "submitted"
     );
-    assert_eq!(get(&form.state(), "wakeAt").as_f64(), Some(7100.0));
+    assert_eq!(get(&state(&form), "wakeAt").as_f64(), Some(7100.0));
     assert!(!form.tick(7099.0));
     assert!(form.tick(7100.0));
-    assert_eq!(json(&form.state()), json(&WaitlistForm::new().state()));
+    assert_eq!(json(&state(&form)), json(&state(&WaitlistForm::new())));
 }
 
 #[wasm_bindgen_test]
-fn bad_calls_throw_errors_with_clear_text() {
-    let message = |e: wasm_bindgen::JsError| {
+fn bad_calls_throw_errors_with_clear_text_and_change_nothing() {
+    let message = |e: JsError| {
         let value = JsValue::from(e);
         assert!(value.is_instance_of::<js_sys::Error>());
         get(&value, "message").as_string().unwrap()
     };
     let mut form = WaitlistForm::new();
-    assert_eq!(
-        message(form.set("phone", "1").unwrap_err()),
-        "unknown field: expected one of name, email, company, role, message, interest"
-    );
-    assert_eq!(
-        message(form.set("interest", "sales").unwrap_err()),
-        "unknown interest: expected one of general, enterprise, developer, partnership, press"
-    );
-    assert_eq!(
-        get(&get(&form.state(), "values"), "interest")
-            .as_string()
-            .unwrap(),
-        "general"
-    );
-    for (field, value) in [("name", "A"), ("email", "a@b.c"), ("message", "m")] {
-        form.set(field, value).unwrap();
+    for (values, expected) in [
+        (
+            r#"{"phone":"1"}"#,
+            "unknown field: expected one of name, email, company, role, interest, message",
+        ),
+        (
+            r#"{"interest":"sales"}"#,
+            "unknown interest: expected one of general, enterprise, developer, partnership, press",
+        ),
+        (r#"{"name":3}"#, "every form value must be a string"),
+        ("[]", "expected an object of form values"),
+        ("null", "expected an object of form values"),
+        (r#""name""#, "expected an object of form values"),
+    ] {
+        assert_eq!(
+            message(update(&mut form, values).unwrap_err()),
+            expected,
+            "{values}"
+        );
     }
-    form.submit(0.0);
+    // An update is all or nothing: a bad key after a good one sets neither.
+    assert!(update(&mut form, r#"{"name":"Ada","phone":"1"}"#).is_err());
+    assert_eq!(json(&state(&form)), json(&state(&WaitlistForm::new())));
+    update(&mut form, r#"{"name":"A","email":"a@b.c","message":"m"}"#).unwrap();
+    submit(&mut form, 0.0);
     assert_eq!(
-        message(form.set("name", "B").unwrap_err()),
+        message(update(&mut form, r#"{"name":"B"}"#).unwrap_err()),
         "the form cannot be edited while it is submitting"
     );
-    assert_eq!(form.submit(f64::NAN).as_string().unwrap(), "ignored");
-}
-
-#[wasm_bindgen_test]
-fn constants_are_the_spec_values() {
+    assert_eq!(submit(&mut form, f64::NAN), "ignored");
+    let bad_variant = Background::new(&js(r#""home""#), 1.0, 1.0, 1)
+        .err()
+        .unwrap();
     assert_eq!(
-        json(&form_constants()),
-        r#"{"submitDelayMs":2000,"thankYouMs":5000,"messageRows":4,"interests":["general","enterprise","developer","partnership","press"],"requiredFields":["name","email","message"],"submitLabel":"Request Early Access","submittingLabel":"Submitting..."}"#
-    );
-    let bg = background_constants();
-    assert_eq!(get(&bg, "landingShapes").as_f64(), Some(25.0));
-    assert_eq!(get(&bg, "pageShapes").as_f64(), Some(18.0));
-    assert_eq!(
-        json(&get(&bg, "kinds")),
-        r#"["block","node","triangle","hexagon","connection"]"#
-    );
-    let palette: Array = get(&bg, "palette").unchecked_into();
-    assert_eq!(palette.length(), 8);
-    assert_eq!(
-        json(&get(&bg, "offsets")),
-        r#"{"x":0,"y":1,"size":2,"angle":3,"kind":4,"colour":5}"#
+        message(bad_variant),
+        "unknown variant: expected landing or page"
     );
 }
 
 #[wasm_bindgen_test]
-fn shapes_are_read_in_place_from_wasm_memory() {
-    let stride = get(&background_constants(), "stride").as_f64().unwrap() as u32;
-    let mut bg = Background::landing(800.0, 600.0, 7);
+fn shapes_are_read_in_place_from_wasm_memory_where_the_offsets_say() {
+    // The constants as the package ships them (pkg/constants.json, written natively).
+    let constants = serde_json::to_value(BackgroundConstants::new()).unwrap();
+    let stride = constants["stride"].as_u64().unwrap() as usize;
+    let offset = |name: &str| constants["offsets"][name].as_u64().unwrap() as usize;
+    let mut bg = background("landing", 800.0, 600.0, 7);
     assert_eq!(bg.count(), 25);
-    assert_eq!(Background::page(800.0, 600.0, 7).count(), 18);
+    assert_eq!(background("page", 800.0, 600.0, 7).count(), 18);
     let memory: js_sys::WebAssembly::Memory = wasm_memory().unchecked_into();
     let view = |bg: &Background| {
         Float32Array::new_with_byte_offset_and_length(
             &memory.buffer(),
             bg.shapes_ptr() as u32,
-            bg.count() as u32 * stride,
+            (bg.count() * stride) as u32,
         )
         .to_vec()
     };
+    // The same simulation, read field by field, against the rows read through the view.
+    let mut twin = Simulation::new(Variant::Landing, 800.0, 600.0, 7);
+    let check = |rows: &[f32], twin: &Simulation| {
+        for (row, shape) in rows.chunks(stride).zip(twin.shapes()) {
+            assert_eq!(row[offset("x")], shape.x);
+            assert_eq!(row[offset("y")], shape.y);
+            assert_eq!(row[offset("size")], shape.size);
+            assert_eq!(row[offset("angle")], shape.angle);
+            assert_eq!(row[offset("kind")], shape.kind);
+            assert_eq!(row[offset("colour")], shape.colour);
+        }
+    };
     let before = view(&bg);
-    assert!(before.chunks(stride as usize).all(|row| {
-        (0.0..800.0).contains(&row[0])
-            && (0.0..600.0).contains(&row[1])
-            && row[4] < 5.0
-            && row[5] < 8.0
-    }));
+    check(&before, &twin);
     let ptr = bg.shapes_ptr();
     bg.step(16.0);
+    twin.step(16.0);
     assert_eq!(bg.shapes_ptr(), ptr, "stepping must not move the rows");
     assert_ne!(view(&bg), before);
+    check(&view(&bg), &twin);
     bg.resize(f64::NAN, -1.0);
     bg.step(f64::INFINITY);
     assert!(view(&bg).iter().all(|v| v.is_finite()));

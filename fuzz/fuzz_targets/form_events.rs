@@ -1,62 +1,35 @@
-//! Any sequence of edits, submits and wake-ups keeps the form machine's invariants.
+//! Any sequence of edits, submits and wake-ups keeps the form machine's invariants
+//! (lathe-core-testkit's checker, which the property tests share).
 #![no_main]
 
 use arbitrary::Arbitrary;
-use lathe_core::form::{FormMachine, Phase, SUBMIT_DELAY_MS, SUBMITTING_LABEL, THANK_YOU_MS};
-use lathe_core::validation::{Field, Fields};
+use lathe_core::validation::Field;
+use lathe_core_testkit::{Event, FormRun};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
-enum Event {
+enum Input {
     Edit(u8, String),
+    SubmitValid,
     Submit,
     Wait(u16),
     WakeOnTime,
 }
 
-fuzz_target!(|events: Vec<Event>| {
-    let mut form = FormMachine::new();
-    let mut now = 0.0_f64;
-    let mut since = 0.0_f64;
-    for event in events {
-        let before = form.phase();
-        match event {
-            Event::Edit(field, value) => {
-                let field = Field::ALL[usize::from(field) % Field::ALL.len()];
-                let _ = form.set(field, &value);
+fuzz_target!(|inputs: Vec<Input>| {
+    let mut run = FormRun::new();
+    for input in inputs {
+        let event = match input {
+            Input::Edit(field, value) => {
+                Event::Edit(Field::ALL[usize::from(field) % Field::ALL.len()], value)
             }
-            Event::Submit => {
-                form.submit(now);
-            }
-            Event::Wait(ms) => {
-                now += f64::from(ms);
-                form.tick(now);
-            }
-            Event::WakeOnTime => {
-                if let Some(at) = form.wake_at() {
-                    now = at;
-                }
-                form.tick(now);
-            }
+            Input::SubmitValid => Event::SubmitValid,
+            Input::Submit => Event::Submit,
+            Input::Wait(ms) => Event::Wait(ms.into()),
+            Input::WakeOnTime => Event::WakeOnTime,
+        };
+        if let Err(broken) = run.apply(event) {
+            panic!("{broken}");
         }
-        let after = form.phase();
-        match (before, after) {
-            (Phase::Idle, Phase::Submitting) => since = now,
-            (Phase::Submitting, Phase::Submitted) => {
-                assert!(now - since >= f64::from(SUBMIT_DELAY_MS));
-                since = now;
-            }
-            (Phase::Submitted, Phase::Idle) => {
-                assert!(now - since >= f64::from(THANK_YOU_MS));
-                assert_eq!(form.fields(), &Fields::default());
-            }
-            (a, b) => assert_eq!(a, b),
-        }
-        assert_eq!(
-            form.submit_label() == SUBMITTING_LABEL,
-            after == Phase::Submitting
-        );
-        assert!(form.errors().is_empty() || after == Phase::Idle);
-        assert_eq!(form.wake_at().is_some(), after != Phase::Idle);
     }
 });

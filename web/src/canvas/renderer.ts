@@ -1,4 +1,4 @@
-import type { Background, Core, Variant } from "../core";
+import { type BackgroundHandle, type Core, type Variant, constants } from "../core";
 import type { Theme } from "../content/theme";
 import { drawShape } from "./drawShape";
 
@@ -16,13 +16,12 @@ const MAX_PIXEL_RATIO = 2;
 /**
  * Draws the core's background simulation on a canvas. Runs only while it should: not
  * when paused, under reduced motion (one still frame instead), with the tab hidden or
- * the canvas off-screen. Owns its wasm `Background`; `destroy()` frees it.
+ * the canvas off-screen. Owns its background handle; `destroy()` disposes of it.
  */
 export class BackgroundRenderer {
   readonly #canvas: HTMLCanvasElement;
   readonly #ctx: CanvasRenderingContext2D;
-  readonly #core: Core;
-  readonly #background: Background;
+  readonly #background: BackgroundHandle;
   /** Fill and stroke styles per theme and palette index, made once. */
   readonly #styles: Record<Theme, { fill: string[]; stroke: string[] }>;
   readonly #cleanups: (() => void)[] = [];
@@ -51,10 +50,9 @@ export class BackgroundRenderer {
   ) {
     this.#canvas = canvas;
     this.#ctx = ctx;
-    this.#core = core;
     this.#background = core.createBackground(variant, innerWidth, innerHeight, SEED);
-    this.#styles = stylesFor(core.background.palette);
-    this.#drawn = new Float32Array(core.background.landingShapes * 4);
+    this.#styles = stylesFor(constants.background.palette);
+    this.#drawn = new Float32Array(this.#background.count * 4);
     canvas.dataset.shapeCount = String(this.#background.count);
 
     const motion = matchMedia("(prefers-reduced-motion: reduce)");
@@ -105,7 +103,7 @@ export class BackgroundRenderer {
   destroy() {
     this.#stop();
     for (const cleanup of this.#cleanups) cleanup();
-    this.#background.free();
+    this.#background.dispose();
   }
 
   #listen(target: EventTarget, type: string, handler: () => void) {
@@ -153,8 +151,8 @@ export class BackgroundRenderer {
 
   #draw() {
     const ctx = this.#ctx;
-    const rows = this.#core.shapes(this.#background);
-    const { stride, offsets, kinds } = this.#core.background;
+    const rows = this.#background.rows();
+    const { stride, offsets, kinds } = constants.background;
     const theme: Theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
     const styles = this.#styles[theme];
     const ratio = this.#pixelRatio;

@@ -1,15 +1,7 @@
 import { type SubmitEvent, useEffect, useId, useRef } from "react";
-import { type Core, type Field, errorFor } from "../core";
+import { type Core, type Field, type FieldSpec, constants } from "../core";
 import { company } from "../content/company";
-import {
-  autoComplete,
-  fieldHints,
-  fieldLabels,
-  formDefaults,
-  formText,
-  interestLabels,
-  markedRequired,
-} from "../content/form";
+import { fieldText, formText, interestLabels } from "../content/form";
 import { useWaitlistForm } from "../hooks/useWaitlistForm";
 import { FormField } from "./FormField";
 import { ThankYouPanel } from "./ThankYouPanel";
@@ -21,8 +13,7 @@ interface WaitlistFormProps {
   readonly unavailable: boolean;
 }
 
-const textFields = ["name", "email", "company", "role"] as const;
-const fields = [...textFields, "interest", "message"] as const satisfies readonly Field[];
+const { fields, interests, messageRows, initial } = constants.form;
 
 /**
  * The early-access form. It renders what the core says: values, errors beneath their
@@ -47,15 +38,15 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
   useEffect(() => {
     const elements = formRef.current?.elements;
     if (!elements) return;
-    for (const field of fields) {
+    for (const { field } of fields) {
       const element = elements.namedItem(field);
       const typed =
         element instanceof HTMLInputElement ||
         element instanceof HTMLTextAreaElement ||
         element instanceof HTMLSelectElement
           ? element.value
-          : formDefaults.values[field];
-      if (typed !== formDefaults.values[field]) set(field, typed);
+          : initial.values[field];
+      if (typed !== initial.values[field]) set(field, typed);
     }
   }, [set]);
 
@@ -83,7 +74,66 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
     if (first) document.getElementById(id(first.field))?.focus();
   };
 
-  const describedError = (field: Field) => errorFor(form.errors, field);
+  const errorFor = (field: Field) => form.errors.find((e) => e.field === field)?.message;
+
+  /** The control for one row of the core's field table. */
+  const control = ({ field, control, required, marked }: FieldSpec, describedBy?: string) => {
+    const common = {
+      id: id(field),
+      name: field,
+      "aria-describedby": describedBy,
+      "aria-invalid": errorFor(field) ? true : undefined,
+      // Validated as required but not marked (spec §5 marks only name and email).
+      "aria-required": required && !marked ? true : undefined,
+    } as const;
+    const onChange = (event: { target: { value: string } }) => {
+      form.set(field, event.target.value);
+    };
+    switch (control) {
+      case "choice":
+        return (
+          <select {...common} value={form.values.interest} disabled={busy} onChange={onChange}>
+            {interests.map((interest) => (
+              <option key={interest} value={interest}>
+                {interestLabels[interest]}
+              </option>
+            ))}
+          </select>
+        );
+      case "multiline":
+        return (
+          <textarea
+            {...common}
+            rows={messageRows}
+            value={form.values[field]}
+            readOnly={busy}
+            onChange={onChange}
+          />
+        );
+      case "text":
+      case "email":
+        return (
+          <input
+            {...common}
+            // Never type="email": the browser would strip spaces before the rules see them.
+            type="text"
+            {...(control === "email"
+              ? {
+                  inputMode: "email",
+                  autoCapitalize: "none",
+                  autoCorrect: "off",
+                  spellCheck: false,
+                }
+              : {})}
+            autoComplete={fieldText[field].autoComplete}
+            required={marked}
+            value={form.values[field]}
+            readOnly={busy}
+            onChange={onChange}
+          />
+        );
+    }
+  };
 
   return (
     <div className="waitlist">
@@ -99,78 +149,18 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
           aria-busy={busy}
         >
           <p className="form-note">{formText.requiredNote}</p>
-          {textFields.map((field) => {
-            const error = describedError(field);
-            const marked = markedRequired.includes(field);
-            return (
-              <FormField
-                key={field}
-                id={id(field)}
-                label={fieldLabels[field]}
-                marked={marked}
-                error={error}
-              >
-                {(describedBy) => (
-                  <input
-                    id={id(field)}
-                    name={field}
-                    type={field === "email" ? "email" : "text"}
-                    autoComplete={autoComplete[field]}
-                    required={marked}
-                    aria-invalid={error ? true : undefined}
-                    aria-describedby={describedBy}
-                    value={form.values[field]}
-                    readOnly={busy}
-                    onChange={(e) => {
-                      form.set(field, e.target.value);
-                    }}
-                  />
-                )}
-              </FormField>
-            );
-          })}
-          <FormField id={id("interest")} label={fieldLabels.interest}>
-            {(describedBy) => (
-              <select
-                id={id("interest")}
-                name="interest"
-                aria-describedby={describedBy}
-                value={form.values.interest}
-                disabled={busy}
-                onChange={(e) => {
-                  form.set("interest", e.target.value);
-                }}
-              >
-                {Object.entries(interestLabels).map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </FormField>
-          <FormField
-            id={id("message")}
-            label={fieldLabels.message}
-            hint={fieldHints.message}
-            error={describedError("message")}
-          >
-            {(describedBy) => (
-              <textarea
-                id={id("message")}
-                name="message"
-                rows={core?.form.messageRows ?? formDefaults.messageRows}
-                aria-required="true"
-                aria-invalid={describedError("message") ? true : undefined}
-                aria-describedby={describedBy}
-                value={form.values.message}
-                readOnly={busy}
-                onChange={(e) => {
-                  form.set("message", e.target.value);
-                }}
-              />
-            )}
-          </FormField>
+          {fields.map((spec) => (
+            <FormField
+              key={spec.field}
+              id={id(spec.field)}
+              label={fieldText[spec.field].label}
+              marked={spec.marked}
+              hint={fieldText[spec.field].hint}
+              error={errorFor(spec.field)}
+            >
+              {(describedBy) => control(spec, describedBy)}
+            </FormField>
+          ))}
           {unavailable && (
             <p ref={unavailableRef} className="form-unavailable" role="alert" tabIndex={-1}>
               {formText.unavailable} <a href={`mailto:${company.email}`}>{company.email}</a>.

@@ -1,43 +1,20 @@
-// The waitlist form's words. Validation messages, delays and the "Submitting..." label
-// come from the core at run time; the few values the first paint needs before the core
-// has loaded are below, and a test checks them against the core.
+// The waitlist form's words. Everything else about the form (its fields and their
+// order, which are required or marked, the interests, rows, labels of the submit button,
+// messages and timings) comes from the core: `constants.form` in ../core.
 
-import type { Field, FormValues, Interest } from "../core";
+import type { Field, Interest } from "../core";
 
-export const formDefaults = {
-  values: {
-    name: "",
-    email: "",
-    company: "",
-    role: "",
-    message: "",
-    interest: "general",
-  } satisfies FormValues,
-  messageRows: 4,
-  submitLabel: "Request Early Access",
-} as const;
-
-/** Fields whose labels carry an asterisk and whose inputs carry `required` (spec §5). */
-export const markedRequired: readonly Field[] = ["name", "email"];
-
-export const fieldLabels: Record<Field, string> = {
-  name: "Full name",
-  email: "Email address",
-  company: "Company",
-  role: "Role",
-  message: "Message",
-  interest: "I'm interested in",
-};
-
-export const fieldHints: Partial<Record<Field, string>> = {
-  message: "What would you like to build with Lathe?",
-};
-
-export const autoComplete: Partial<Record<Field, string>> = {
-  name: "name",
-  email: "email",
-  company: "organization",
-  role: "organization-title",
+/** Each field's label, an optional hint beneath it, and its autofill token. */
+export const fieldText: Record<
+  Field,
+  { readonly label: string; readonly hint?: string; readonly autoComplete?: string }
+> = {
+  name: { label: "Full name", autoComplete: "name" },
+  email: { label: "Email address", autoComplete: "email" },
+  company: { label: "Company", autoComplete: "organization" },
+  role: { label: "Role", autoComplete: "organization-title" },
+  interest: { label: "I'm interested in" },
+  message: { label: "Message", hint: "What would you like to build with Lathe?" },
 };
 
 export const interestLabels: Record<Interest, string> = {

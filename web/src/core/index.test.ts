@@ -1,6 +1,6 @@
 // @vitest-environment node
-import { formDefaults, interestLabels } from "../content/form";
-import { CoreError, call, errorFor, loadCore, setField } from ".";
+import { fieldText, interestLabels } from "../content/form";
+import { CoreError, type FormUpdate, constants, loadCore } from ".";
 
 describe("the core facade", () => {
   it("loads the wasm core once for every caller", async () => {
@@ -8,34 +8,43 @@ describe("the core facade", () => {
     expect(a).toBe(b);
   });
 
-  it("exposes the spec's form constants", async () => {
-    const { form } = await loadCore();
-    expect(form).toEqual({
-      submitDelayMs: 2000,
-      thankYouMs: 5000,
-      messageRows: 4,
-      interests: ["general", "enterprise", "developer", "partnership", "press"],
-      requiredFields: ["name", "email", "message"],
+  it("has the spec's form constants and field table before any wasm loads", async () => {
+    const { form } = constants;
+    expect(form.submitDelayMs).toBe(2000);
+    expect(form.thankYouMs).toBe(5000);
+    expect(form.messageRows).toBe(4);
+    expect(form.interests).toEqual(["general", "enterprise", "developer", "partnership", "press"]);
+    expect(form.submitLabel).toBe("Request Early Access");
+    expect(form.submittingLabel).toBe("Submitting...");
+    expect(form.fields.map((f) => [f.field, f.control, f.required, f.marked])).toEqual([
+      ["name", "text", true, true],
+      ["email", "email", true, true],
+      ["company", "text", false, false],
+      ["role", "text", false, false],
+      ["interest", "choice", false, false],
+      ["message", "multiline", true, false],
+    ]);
+    // A new form's state, as the core builds it, is the state the core announces.
+    const core = await loadCore();
+    const fresh = core.createForm();
+    expect(fresh.state()).toEqual(form.initial);
+    fresh.dispose();
+    expect(form.initial).toEqual({
+      phase: "idle",
+      values: { name: "", email: "", company: "", role: "", message: "", interest: "general" },
+      errors: [],
       submitLabel: "Request Early Access",
-      submittingLabel: "Submitting...",
+      wakeAt: null,
     });
   });
 
-  it("matches the first-paint defaults the UI renders before the core loads", async () => {
-    const core = await loadCore();
-    const form = core.createForm();
-    try {
-      expect(form.state().values).toEqual(formDefaults.values);
-      expect(formDefaults.messageRows).toBe(core.form.messageRows);
-      expect(formDefaults.submitLabel).toBe(core.form.submitLabel);
-      expect(Object.keys(interestLabels)).toEqual(core.form.interests);
-    } finally {
-      form.free();
-    }
+  it("has words for every field and interest the core has, and no others", () => {
+    expect(Object.keys(fieldText).sort()).toEqual(constants.form.fields.map((f) => f.field).sort());
+    expect(Object.keys(interestLabels)).toEqual(constants.form.interests);
   });
 
-  it("exposes the background constants: 25/18 shapes, five kinds, eight colours", async () => {
-    const { background } = await loadCore();
+  it("exposes the background constants: 25/18 shapes, five kinds, eight colours", () => {
+    const { background } = constants;
     expect(background.landingShapes).toBe(25);
     expect(background.pageShapes).toBe(18);
     expect(background.kinds).toEqual(["block", "node", "triangle", "hexagon", "connection"]);
@@ -44,69 +53,96 @@ describe("the core facade", () => {
     for (const colour of background.palette) expect(colour).toMatch(/^#[0-9a-f]{6}$/);
   });
 
+  it("runs a form through a handle: set, submit, tick, state, dispose", async () => {
+    const core = await loadCore();
+    const form = core.createForm();
+    try {
+      expect(form.submit(0)).toBe("invalid");
+      expect(form.state().errors.map((e) => e.message)).toEqual([
+        "Full name is required",
+        "Email address is required",
+        "Message is required",
+      ]);
+      form.set({ name: "Ada", email: "ada@example.com", message: "Hi", interest: "press" });
+      expect(form.submit(10)).toBe("started");
+      expect(form.state()).toMatchObject({
+        phase: "submitting",
+        submitLabel: "Submitting...",
+        wakeAt: 2010,
+      });
+      expect(form.tick(2009)).toBe(false);
+      expect(form.tick(2010)).toBe(true);
+      expect(form.state().phase).toBe("submitted");
+    } finally {
+      form.dispose();
+    }
+  });
+
   it("reads shapes in place, reusing the view until memory grows", async () => {
     const core = await loadCore();
-    const { stride, offsets } = core.background;
+    const { stride, offsets } = constants.background;
     const bg = core.createBackground("landing", 1280, 720, 1);
     const page = core.createBackground("page", 1280, 720, 1);
     try {
-      const view = core.shapes(bg);
+      expect(bg.count).toBe(25);
+      expect(page.count).toBe(18);
+      const view = bg.rows();
       expect(view).toHaveLength(25 * stride);
-      expect(core.shapes(page)).toHaveLength(18 * stride);
-      expect(core.shapes(bg)).toBe(view);
+      expect(page.rows()).toHaveLength(18 * stride);
+      expect(bg.rows()).toBe(view);
       const x0 = view[offsets.x];
       bg.step(16);
-      expect(core.shapes(bg)).toBe(view);
+      expect(bg.rows()).toBe(view);
       const x1 = view[offsets.x];
       expect(x1).not.toBe(x0);
 
       // Grow wasm memory with a large allocation: the old view's buffer is detached.
       const form = core.createForm();
-      setField(form, "message", "x".repeat(4_000_000));
+      form.set({ message: "x".repeat(4_000_000) });
       expect(view.buffer.byteLength).toBe(0);
-      const fresh = core.shapes(bg);
+      const fresh = bg.rows();
       expect(Object.is(fresh, view)).toBe(false);
       expect(fresh).toHaveLength(25 * stride);
       expect(fresh[offsets.x]).toBe(x1);
-      form.free();
+      form.dispose();
     } finally {
-      bg.free();
-      page.free();
+      bg.dispose();
+      page.dispose();
     }
   });
 
-  it("turns the core's refusals into CoreErrors with clear text", async () => {
+  it("turns the core's refusals into CoreErrors with clear text, changing nothing", async () => {
     const core = await loadCore();
     const form = core.createForm();
     try {
+      // The types forbid these; JavaScript callers can still make them.
+      const untyped = (values: unknown) => {
+        form.set(values as FormUpdate);
+      };
       expect(() => {
-        setField(form, "interest", "sales");
+        untyped({ interest: "sales" });
       }).toThrow(
         new CoreError(
           "set interest: unknown interest: expected one of general, enterprise, developer, partnership, press",
         ),
       );
       expect(() => {
-        call("parse", () => {
-          JSON.parse("{");
-        });
-      }).toThrow(CoreError);
+        untyped({ phone: "1" });
+      }).toThrow(/unknown field: expected one of name, email, company, role, interest, message/);
+      expect(() => {
+        untyped({ name: 42 });
+      }).toThrow(/every form value must be a string/);
+      expect(form.state()).toEqual(constants.form.initial);
+      form.set({ name: "A", email: "a@b.co", message: "m" });
+      form.submit(0);
+      expect(() => {
+        form.set({ name: "B" });
+      }).toThrow(/cannot be edited while it is submitting/);
+      expect(() => core.createBackground("home" as "page", 1, 1, 1)).toThrow(
+        new CoreError("create a home background: unknown variant: expected landing or page"),
+      );
     } finally {
-      form.free();
+      form.dispose();
     }
-  });
-
-  it("finds a field's error message", async () => {
-    const core = await loadCore();
-    const form = core.createForm();
-    form.submit(0);
-    const { errors } = form.state();
-    expect(errorFor(errors, "name")).toBe("Full name is required");
-    expect(errorFor(errors, "email")).toBe("Email address is required");
-    expect(errorFor(errors, "message")).toBe("Message is required");
-    expect(errorFor(errors, "company")).toBeUndefined();
-    expect(core.isValidEmail("ada@example.com")).toBe(true);
-    expect(core.isValidEmail("ada@example")).toBe(false);
-    form.free();
   });
 });

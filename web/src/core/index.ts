@@ -1,55 +1,85 @@
-// The typed facade over the wasm core (the `lathe-core` package built into pkg/).
-// It is the only module that imports the package. The core is loaded once, on demand,
-// so pages render without waiting for it and keep working if it cannot load.
+// The typed facade over the wasm core (the `lathe-core` package built into pkg/). It
+// is the only module that imports the package, and nothing else touches the generated
+// classes: hooks get handles (a form, a background) that say what they can do and are
+// disposed of once. The core is loaded once, on demand, so pages render without waiting
+// for it and keep working if it cannot load. Its constants need no wasm: the package
+// ships them as JSON, written from the same Rust values (see `make pkg`).
 
 import type {
-  Background,
   BackgroundConstants,
-  Field,
-  FieldError,
-  FormValues,
   FormConstants,
   FormState,
-  WaitlistForm,
+  FormUpdate,
+  SubmitOutcome,
+  Variant,
 } from "lathe-core";
+import constantsJson from "lathe-core/constants.json";
 
 export type {
-  Background,
   BackgroundConstants,
+  Control,
   Field,
   FieldError,
+  FieldSpec,
   FormConstants,
   FormState,
+  FormUpdate,
   FormValues,
   Interest,
   Phase,
   ShapeKind,
   SubmitOutcome,
-  WaitlistForm,
+  Variant,
 } from "lathe-core";
 
-/** Which page a background is behind: 25 shapes on the landing page, 18 elsewhere. */
-export type Variant = "landing" | "page";
+/** The core's fixed values, there at once: for the first paint and the prerendered HTML. */
+export const constants = constantsJson as {
+  readonly form: FormConstants;
+  readonly background: BackgroundConstants;
+};
 
 /** A call into the core that failed: a programmer error, never a visitor's. */
 export class CoreError extends Error {
   override readonly name = "CoreError";
 }
 
+/** One waitlist form in the core: idle → submitting → submitted → idle. */
+export interface FormHandle {
+  /** Sets the values given; a `CoreError` if the form is busy or a value is not allowed. */
+  set(values: FormUpdate): void;
+  /** Submits at `now` (the clock `tick` is given too). */
+  submit(now: number): SubmitOutcome;
+  /** Advances to `now`; true if the state changed. Call it at `state().wakeAt`. */
+  tick(now: number): boolean;
+  /** Everything the form renders. */
+  state(): FormState;
+  /** Frees the form's wasm memory; the handle must not be used again. */
+  dispose(): void;
+}
+
+/** One background simulation in the core. */
+export interface BackgroundHandle {
+  /** How many shapes it has: 25 on the landing page, 18 elsewhere. */
+  readonly count: number;
+  /** Moves the shapes on by `dtMs` milliseconds. */
+  step(dtMs: number): void;
+  /** Follows a viewport resize, in CSS pixels. */
+  resize(width: number, height: number): void;
+  /**
+   * The shape rows, read in place from wasm memory: `constants.background.stride`
+   * numbers per shape. The same view is returned until memory grows.
+   */
+  rows(): Float32Array;
+  /** Frees the simulation's wasm memory; the handle must not be used again. */
+  dispose(): void;
+}
+
 /** The core, loaded and ready. */
 export interface Core {
-  readonly form: FormConstants;
-  readonly background: BackgroundConstants;
-  /** A new idle, empty form. The caller owns it and must `free()` it. */
-  createForm(): WaitlistForm;
-  /** A new background for a viewport. The caller owns it and must `free()` it. */
-  createBackground(variant: Variant, width: number, height: number, seed: number): Background;
-  /**
-   * The background's shape rows, read in place from wasm memory: `stride` numbers per
-   * shape. The view is reused across frames and made anew only when memory grows.
-   */
-  shapes(background: Background): Float32Array;
-  isValidEmail(email: string): boolean;
+  /** A new idle, empty form. */
+  createForm(): FormHandle;
+  /** A new background for a `width` × `height` viewport; the same seed, the same shapes. */
+  createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
 }
 
 type Package = typeof import("lathe-core");
@@ -63,7 +93,7 @@ export function loadCore(): Promise<Core> {
 }
 
 /** Runs a call into the core, turning what it throws into a `CoreError`. */
-export function call<T>(what: string, run: () => T): T {
+function call<T>(what: string, run: () => T): T {
   try {
     return run();
   } catch (cause) {
@@ -73,47 +103,54 @@ export function call<T>(what: string, run: () => T): T {
 }
 
 function createCore(pkg: Package): Core {
-  const form = pkg.formConstants();
-  const background = pkg.backgroundConstants();
   const memory = pkg.wasmMemory();
-  const views = new WeakMap<Background, Float32Array>();
-
+  const { stride } = constants.background;
   return {
-    form,
-    background,
-    createForm: () => new pkg.WaitlistForm(),
-    createBackground: (variant, width, height, seed) =>
-      variant === "landing"
-        ? pkg.Background.landing(width, height, seed)
-        : pkg.Background.page(width, height, seed),
-    shapes(bg) {
-      let view = views.get(bg);
-      // When memory grows, `memory.buffer` is a new buffer and old views are detached.
-      if (view?.buffer !== memory.buffer) {
-        view = new Float32Array(memory.buffer, bg.shapesPtr(), bg.count * background.stride);
-        views.set(bg, view);
-      }
-      return view;
+    createForm() {
+      const form = new pkg.WaitlistForm();
+      return {
+        set: (values) => {
+          call(`set ${Object.keys(values).join(", ")}`, () => {
+            form.update(values);
+          });
+        },
+        submit: (now) => form.submit(now),
+        tick: (now) => form.tick(now),
+        state: () => form.state(),
+        dispose: () => {
+          form.free();
+        },
+      };
     },
-    isValidEmail: (email) => pkg.isValidEmail(email),
+    createBackground(variant, width, height, seed) {
+      const background = call(
+        `create a ${variant} background`,
+        () => new pkg.Background(variant, width, height, seed),
+      );
+      let view: Float32Array | undefined;
+      return {
+        count: background.count,
+        step: (dtMs) => {
+          background.step(dtMs);
+        },
+        resize: (w, h) => {
+          background.resize(w, h);
+        },
+        rows() {
+          // When memory grows, `memory.buffer` is a new buffer and old views are detached.
+          if (view?.buffer !== memory.buffer) {
+            view = new Float32Array(
+              memory.buffer,
+              background.shapesPtr(),
+              background.count * stride,
+            );
+          }
+          return view;
+        },
+        dispose: () => {
+          background.free();
+        },
+      };
+    },
   };
-}
-
-/** Sets a form field through the core; a `CoreError` if the core refuses. */
-export function setField(form: WaitlistForm, field: keyof FormState["values"], value: string) {
-  call(`set ${field}`, () => {
-    form.set(field, value);
-  });
-}
-
-/** Sets every field of a form from a set of values. */
-export function setValues(form: WaitlistForm, values: FormValues) {
-  for (const [field, value] of Object.entries(values) as [Field, string][]) {
-    setField(form, field, value);
-  }
-}
-
-/** The message to show beneath a field, if it has an error. */
-export function errorFor(errors: readonly FieldError[], field: Field): string | undefined {
-  return errors.find((e) => e.field === field)?.message;
 }

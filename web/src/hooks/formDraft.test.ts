@@ -1,21 +1,21 @@
-import { formDefaults } from "../content/form";
+import { constants } from "../core";
 import { clearDraft, loadDraft, saveDraft } from "./formDraft";
 
 const KEY = "lathe:waitlist-draft";
-const typed = { ...formDefaults.values, name: "Ada", message: "שלום 😀\n".repeat(3) };
+const typed = { ...constants.form.initial.values, name: "Ada", message: "שלום 😀\n".repeat(3) };
 
 describe("the form draft", () => {
   it("round-trips what was typed, and an empty form removes it", () => {
     saveDraft(typed);
     expect(loadDraft()).toEqual(typed);
-    saveDraft(formDefaults.values);
+    saveDraft(constants.form.initial.values);
     expect(sessionStorage.getItem(KEY)).toBeNull();
     expect(loadDraft()).toBeNull();
   });
 
   it("takes what is sound from a damaged draft and ignores the rest", () => {
     sessionStorage.setItem(KEY, JSON.stringify({ name: "Ada", email: 42, interest: "sales" }));
-    expect(loadDraft()).toEqual({ ...formDefaults.values, name: "Ada" });
+    expect(loadDraft()).toEqual({ ...constants.form.initial.values, name: "Ada" });
     for (const garbage of ["{", "null", "[]", '"text"', "42", JSON.stringify({ email: {} })]) {
       sessionStorage.setItem(KEY, garbage);
       expect(loadDraft()).toBeNull();
@@ -32,7 +32,7 @@ describe("the form draft", () => {
     expect(loadDraft()).toBeNull();
     expect(() => {
       saveDraft(typed);
-      saveDraft(formDefaults.values);
+      saveDraft(constants.form.initial.values);
       clearDraft();
     }).not.toThrow();
   });

@@ -1,14 +1,18 @@
-import type { FormValues, Interest } from "../core";
-import { draftStorageKey, formDefaults, interestLabels } from "../content/form";
+import { type Field, type FormValues, type Interest, constants } from "../core";
+import { draftStorageKey } from "../content/form";
 
 // A draft of the form in this tab's sessionStorage, so that a refresh loses nothing
 // typed. It never leaves the browser. Storage that throws or holds anything unexpected
 // is ignored: the draft is a convenience, never a reason for an error.
 
-const textFields = ["name", "email", "company", "role", "message"] as const;
+const empty = constants.form.initial.values;
+/** The fields typed as text: every one but the interest, which is a choice. */
+const textFields = constants.form.fields
+  .filter((spec) => spec.control !== "choice")
+  .map((spec) => spec.field) as Exclude<Field, "interest">[];
 
 function isInterest(value: unknown): value is Interest {
-  return typeof value === "string" && Object.hasOwn(interestLabels, value);
+  return constants.form.interests.some((interest) => interest === value);
 }
 
 /** The saved draft, field by field where it is sound; null if there is none. */
@@ -28,7 +32,7 @@ export function loadDraft(): FormValues | null {
   }
   if (typeof parsed !== "object" || parsed === null) return null;
   const record = parsed as Record<string, unknown>;
-  const values: FormValues = { ...formDefaults.values };
+  const values: FormValues = { ...empty };
   for (const field of textFields) {
     const value = record[field];
     if (typeof value === "string") values[field] = value;
@@ -56,8 +60,5 @@ export function clearDraft() {
 }
 
 function isEmpty(values: FormValues) {
-  return (
-    textFields.every((field) => values[field] === "") &&
-    values.interest === formDefaults.values.interest
-  );
+  return textFields.every((field) => values[field] === "") && values.interest === empty.interest;
 }

@@ -3,14 +3,12 @@ import {
   type Core,
   type Field,
   type FieldError,
+  type FormHandle,
   type FormValues,
   type Phase,
   type SubmitOutcome,
-  type WaitlistForm,
-  setField,
-  setValues,
+  constants,
 } from "../core";
-import { formDefaults } from "../content/form";
 import { clearDraft, loadDraft, saveDraft } from "./formDraft";
 
 export interface WaitlistFormView {
@@ -34,28 +32,21 @@ export interface WaitlistFormHandle extends WaitlistFormView {
 /** The draft is written this long after typing pauses, and on leaving the page. */
 const DRAFT_SAVE_DELAY_MS = 300;
 
-const initial: WaitlistFormView = {
-  phase: "idle",
-  values: formDefaults.values,
-  errors: [],
-  submitLabel: formDefaults.submitLabel,
-};
-
 /**
- * Owns one wasm `WaitlistForm` for the component's life: creates it when the core is
+ * Owns one form handle from the core for the component's life: creates it when the core is
  * ready (handing over whatever was typed before), frees it on unmount, and wakes it at
  * the times it asks for. The clock is `performance.now()`, so a test clock that fakes
  * timers fakes both.
  */
 export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
-  const formRef = useRef<WaitlistForm | null>(null);
-  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>({
-    ...initial,
-    wakeAt: null,
-  });
+  const formRef = useRef<FormHandle | null>(null);
+  // Before the core is here: the state of a new form, as the core describes it.
+  const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>(
+    constants.form.initial,
+  );
   // What was typed before the core was ready goes into the new form, nothing lost.
-  const handOverDraft = useEffectEvent((form: WaitlistForm) => {
-    setValues(form, view.values);
+  const handOverDraft = useEffectEvent((form: FormHandle) => {
+    form.set(view.values);
   });
 
   useEffect(() => {
@@ -66,7 +57,7 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     formRef.current = form;
     return () => {
       formRef.current = null;
-      form.free();
+      form.dispose();
     };
   }, [core]);
 
@@ -77,7 +68,7 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     const draft = loadDraft();
     if (!draft) return;
     const form = formRef.current;
-    if (form) setValues(form, draft);
+    form?.set(draft);
     setView((v) => (form ? form.state() : { ...v, values: draft }));
   }, []);
 
@@ -131,7 +122,7 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
   const set = useCallback((field: Field, value: string) => {
     const form = formRef.current;
     if (form) {
-      setField(form, field, value);
+      form.set({ [field]: value });
       setView(form.state());
     } else {
       setView((v) => ({ ...v, values: { ...v.values, [field]: value } }));

@@ -1,0 +1,25 @@
+//! Prints the core's constants as JSON: `{ "form": FormConstants, "background":
+//! BackgroundConstants }`, the same values `formConstants()` and `backgroundConstants()`
+//! return from the wasm. `make pkg` ships it as `pkg/constants.json`, so that a page can
+//! render its first paint (and a server its HTML) before the wasm has loaded.
+
+use lathe_core::background::BackgroundConstants;
+use lathe_core::form::FormConstants;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Constants {
+    form: FormConstants,
+    background: BackgroundConstants,
+}
+
+fn main() {
+    let constants = Constants {
+        form: FormConstants::new(),
+        background: BackgroundConstants::new(),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&constants).expect("constants serialise")
+    );
+}

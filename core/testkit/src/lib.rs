@@ -1,0 +1,162 @@
+//! What lathe-core's property tests (core/tests) and its fuzz targets (fuzz/) both
+//! check, written once: the form machine's invariants, as a checker that follows a run
+//! event by event, and the email oracle, the `regex` crate running the very pattern the
+//! hand-written rule stands for.
+
+use std::sync::LazyLock;
+
+use lathe_core::form::{
+    EditError, FormMachine, Phase, SUBMIT_DELAY_MS, SUBMITTING_LABEL, SubmitOutcome, THANK_YOU_MS,
+};
+use lathe_core::validation::{EMAIL_PATTERN, Field, FormValues, Interest};
+use regex::Regex;
+
+/// The email pattern as the `regex` crate runs it. Its Unicode `\s` is JavaScript's
+/// `\s` plus U+0085 and minus U+FEFF, so the class adds and removes exactly those two.
+pub fn email_oracle() -> &'static Regex {
+    static ORACLE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&EMAIL_PATTERN.replace(r"[^\s@]", r"[\x{85}[^\s@\x{FEFF}]]"))
+            .expect("the oracle pattern is valid")
+    });
+    &ORACLE
+}
+
+/// Something that can happen to the form.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// The visitor sets a field (an interest that is not one of the five is refused).
+    Edit(Field, String),
+    /// The visitor fills the required fields validly (if idle), then submits.
+    SubmitValid,
+    /// The visitor submits as the form is.
+    Submit,
+    /// This many milliseconds pass, then the machine is woken.
+    Wait(u32),
+    /// The machine is woken at exactly the time it asked for.
+    WakeOnTime,
+}
+
+/// A form machine driven by [`Event`]s, checking after each one that it kept its
+/// invariants: at most one submission in flight; no transition but idle → submitting →
+/// submitted → idle; the panel only [`SUBMIT_DELAY_MS`] after a submit and the reset
+/// only [`THANK_YOU_MS`] after the panel, to an empty form; "Submitting..." only while
+/// submitting; errors only while idle; edits refused while busy; a wake-up asked for
+/// exactly when not idle, and never in the past.
+#[derive(Debug, Default)]
+pub struct FormRun {
+    form: FormMachine,
+    now: f64,
+    /// When the current phase began.
+    phase_since: f64,
+}
+
+impl FormRun {
+    /// A new, idle form at time 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The machine as it is now.
+    pub fn form(&self) -> &FormMachine {
+        &self.form
+    }
+
+    /// Applies `event`.
+    ///
+    /// # Errors
+    /// The first invariant the machine broke, described.
+    pub fn apply(&mut self, event: Event) -> Result<(), String> {
+        let before = self.form.phase();
+        match event {
+            Event::Edit(field, value) => {
+                let result = self.form.set(field, &value);
+                let expected_ok = before == Phase::Idle
+                    && (field != Field::Interest || value.parse::<Interest>().is_ok());
+                match (&result, before) {
+                    (Err(EditError::Busy(p)), b) if b != Phase::Idle => {
+                        check(*p == b, "a busy form names its phase")?;
+                    }
+                    (Err(EditError::UnknownInterest(_)), Phase::Idle) => {
+                        check(!expected_ok, "a valid interest was refused")?;
+                    }
+                    (Ok(()), _) => check(expected_ok, "an edit was accepted while busy")?,
+                    (Err(e), _) => return Err(format!("unexpected edit error {e:?}")),
+                }
+            }
+            Event::SubmitValid | Event::Submit => {
+                if matches!(event, Event::SubmitValid) && before == Phase::Idle {
+                    for (field, value) in [
+                        (Field::Name, "Ada"),
+                        (Field::Email, "ada@example.com"),
+                        (Field::Message, "Hi"),
+                    ] {
+                        self.form.set(field, value).map_err(|e| e.to_string())?;
+                    }
+                }
+                let outcome = self.form.submit(self.now);
+                check(
+                    (outcome == SubmitOutcome::Ignored) == (before != Phase::Idle),
+                    "a submit is ignored exactly when one is in flight",
+                )?;
+            }
+            Event::Wait(ms) => {
+                self.now += f64::from(ms);
+                self.form.tick(self.now);
+            }
+            Event::WakeOnTime => {
+                if let Some(at) = self.form.wake_at() {
+                    check(at >= self.now, "never asks to be woken in the past")?;
+                    self.now = at;
+                }
+                self.form.tick(self.now);
+            }
+        }
+        self.check_transition(before)
+    }
+
+    fn check_transition(&mut self, before: Phase) -> Result<(), String> {
+        let after = self.form.phase();
+        let held = self.now - self.phase_since;
+        match (before, after) {
+            (Phase::Idle, Phase::Submitting) => self.phase_since = self.now,
+            (Phase::Submitting, Phase::Submitted) => {
+                check(
+                    held >= f64::from(SUBMIT_DELAY_MS),
+                    "the panel only after the delay",
+                )?;
+                self.phase_since = self.now;
+            }
+            (Phase::Submitted, Phase::Idle) => {
+                check(
+                    held >= f64::from(THANK_YOU_MS),
+                    "the reset only after the panel's time",
+                )?;
+                check(
+                    self.form.values() == &FormValues::default(),
+                    "the reset empties the form",
+                )?;
+            }
+            (a, b) => check(a == b, "no other transition exists")?,
+        }
+        check(
+            (self.form.submit_label() == SUBMITTING_LABEL) == (after == Phase::Submitting),
+            "\"Submitting...\" only while submitting",
+        )?;
+        check(
+            self.form.errors().is_empty() || after == Phase::Idle,
+            "errors only while idle",
+        )?;
+        check(
+            self.form.wake_at().is_some() == (after != Phase::Idle),
+            "a wake-up is due exactly when not idle",
+        )
+    }
+}
+
+fn check(holds: bool, invariant: &str) -> Result<(), String> {
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("broken: {invariant}"))
+    }
+}
