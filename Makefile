@@ -1,4 +1,10 @@
 # The two commands a newcomer needs: `make start` and `make test`. See README.md.
+# Every target works as the first command on a fresh clone: each runs the set-up first
+# (scripts/setup.sh, a fraction of a second once everything is installed).
+ifneq ($(filter 3.%,$(MAKE_VERSION)),)
+$(error GNU make 4 or newer is needed (this is $(MAKE_VERSION)). On macOS: brew install make, then run gmake)
+endif
+
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -7,79 +13,88 @@ MAKEFLAGS += --no-print-directory
 # Tools installed by scripts/setup.sh: cargo's bin for wasm-pack and wasm-bindgen, and
 # node_modules/.bin first so that wasm-pack finds binaryen's current wasm-opt.
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
-# The Rust toolchain that can build wasm32, as chosen by scripts/setup.sh.
-RUST := RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
-CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || true)
+# The Rust toolchain that builds wasm32, as chosen by scripts/setup.sh.
+RUST = RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
+# The browser for every test: CHROMIUM if set, else the first Chromium on PATH.
+CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+export CHROMIUM
+PORT ?= 4173
 
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
+.PHONY: help setup start dev build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-setup: ## Install whatever is missing (Rust wasm32 target, wasm-pack, Chromium, npm packages)
+setup: ## Install whatever is missing (Rust and its wasm32 target, wasm-pack, Chromium, Java, npm packages)
 	@scripts/setup.sh
 
-start: build ## Install, build and serve the site on http://localhost:4173
-	@echo "Serving the production build on http://localhost:4173 (Ctrl-C stops it)"
-	node web/scripts/serve.mjs --port 4173
+start: build ## Install, build and serve the site on http://localhost:4173 (PORT=... to change)
+	@echo "Serving the production build on http://localhost:$(PORT) (Ctrl-C stops it)"
+	node web/scripts/serve.mjs --port $(PORT)
 
-build: setup web/dist/index.html ## Build the static site into web/dist/
+dev: pkg ## The Vite dev server with hot reload; a change under core/ rebuilds the wasm and reloads
+	npm run dev -w web
 
-pkg: setup pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm package)
+build: web/dist/index.html ## Build the static site into web/dist/
 
-pkg/package.json: $(CORE_SOURCES)
+pkg: pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm package)
+
+# The package: wasm-pack's output, plus the constants as JSON (written natively from the
+# same Rust values), so a page or a server can use them before any wasm has loaded.
+pkg/package.json: $(CORE_SOURCES) | setup
 	$(RUST) wasm-pack build core --release --target bundler --out-dir ../pkg
 	@rm -f pkg/.gitignore
 	$(RUST) cargo run -q -p lathe-core --example constants > pkg/constants.json
-	@node -e 'const f="pkg/package.json",p=JSON.parse(require("fs").readFileSync(f));p.files.push("constants.json");require("fs").writeFileSync(f,JSON.stringify(p,null,2)+"\n")'
-	@echo "pkg/lathe_core_bg.wasm: $$(gzip -9c pkg/lathe_core_bg.wasm | wc -c) bytes gzipped (budget 40,000)"
+	node scripts/pkg-files.mjs constants.json
+	@echo "pkg/lathe_core_bg.wasm: $$(gzip -9c pkg/lathe_core_bg.wasm | wc -c | tr -d ' ') bytes gzipped (budget 40,000)"
 
-web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json
+web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json | setup
 	npm run build -w web
 
-test: setup lint test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
+test: lint test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
 	@echo "All checks and tests passed."
 
-lint: pkg/package.json ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
+lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
 	$(RUST) cargo fmt --all --check
 	$(RUST) cargo clippy --all-targets -- -D warnings
 	$(RUST) cargo clippy -p lathe-core --all-targets --target wasm32-unknown-unknown -- -D warnings
-	npm run typecheck -w web
-	npm run lint -w web
-	npm run typecheck -w tests
+	npm run typecheck --workspaces
+	npm run lint
 	prettier --check .
 
-test-rust: ## Native Rust tests: rules, timings, simulation, regex oracle
+test-rust: | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
 	$(RUST) cargo test --all-targets
 
-test-wasm: ## The wasm boundary in headless Chromium
-	CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome core --test web
+test-wasm: | setup ## The wasm boundary in headless Chromium
+	node scripts/webdriver-json.mjs > .tools/webdriver.json
+	WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
+	  CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome core --test web
 
-test-web: pkg/package.json ## Vitest: facade, hooks, components
+test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web
 
 test-html: build ## The W3C Nu HTML Checker on every built page: no error
 	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist
-	@echo "vnu: $$(find web/dist -name '*.html' | wc -l) pages, no error"
+	@echo "vnu: $$(find web/dist -name '*.html' | wc -l | tr -d ' ') pages, no error"
 
-test-e2e: build ## Playwright against the production build in system Chromium
-	CHROMIUM="$(CHROMIUM)" npm test -w tests
+test-e2e: build ## Playwright against the production build in Chromium
+	npm test -w tests
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
 	mkdir -p screenshots
-	cd tests && CHROMIUM="$(CHROMIUM)" npx playwright test -c screenshots.config.ts
+	cd tests && npx playwright test -c screenshots.config.ts
 
-bench: build ## Lighthouse, sizes and the background's frame cost: a table and bench/results/bench.json
-	CHROMIUM="$(CHROMIUM)" node bench/run.mjs
+bench: build ## Lighthouse, sizes and the background's frame cost; updates docs/measurements.md
+	node bench/run.mjs
 
 FUZZ_SECONDS ?= 60
-fuzz: ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)
+fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
 	cd fuzz && cargo +nightly fuzz run validation -- -max_total_time=$(FUZZ_SECONDS)
 	cd fuzz && cargo +nightly fuzz run form_events -- -max_total_time=$(FUZZ_SECONDS)
 
 clean: ## Remove build output (keeps installed tools)
-	rm -rf pkg web/dist target fuzz/target test-results playwright-report
+	rm -rf pkg web/dist web/dist-server target fuzz/target test-results playwright-report

@@ -1,12 +1,13 @@
-// `make bench`: serves the built site and measures it. Prints a table and writes the
-// same figures to bench/results/bench.json. Never a test: figures, with targets beside.
+// `make bench`: serves the built site and measures it. Prints a table, writes the figures
+// to bench/results/bench.json, and updates docs/measurements.md (the latest run and a
+// line in its history). Never a test: figures, with targets beside.
 //
 // - Lighthouse 12.8 (system Chromium) for every route, mobile and desktop presets.
 // - Sizes: the .wasm gzipped (gzip -9), and everything the landing page loads, gzipped.
 // - The background in Chromium: microseconds per step (25 shapes), main-thread ms per
 //   animation frame (step + draw), and the core's cold start (fetch + instantiate).
 // - The form with 1 MB pasted into the message: the input event and a validating submit.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +22,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
 const port = 4180;
 const origin = `http://localhost:${port}`;
-const executablePath = process.env.CHROMIUM || chromium.executablePath;
+const executablePath = process.env.CHROMIUM;
+if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or run make bench");
 const chromeFlags = ["--headless=new", ...chromium.args];
 // BENCH_ROUTES="/" and BENCH_PRESETS=mobile narrow the Lighthouse runs while iterating.
 const list = (value, all) => (value ? value.split(",").map((v) => v.trim()) : all);
@@ -131,14 +133,15 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
   const core = readdirSync(join(dist, "assets")).find((f) => /^lathe_core-.*\.js$/.test(f));
   await page.goto(origin + "/");
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
-  // Start-up frames (compilation, first layout) are not the steady state: skip 1 s.
-  await page.waitForTimeout(1000);
+  // Start-up frames (compilation, first layout) are not the steady state: skip about a
+  // second's worth, then take about three seconds' worth.
+  await page.waitForFunction(() => window.frameDurations.length >= 60);
   await page.evaluate(() => window.frameDurations.splice(0));
-  await page.waitForTimeout(3000);
+  await page.waitForFunction(() => window.frameDurations.length >= 180);
   const frames = await page.evaluate(() => window.frameDurations.slice());
   const step = await page.evaluate(async (url) => {
     const m = await import(url);
-    const bg = m.Background.landing(1280, 800, 1);
+    const bg = new m.Background("landing", 1280, 800, 1);
     for (let i = 0; i < 1000; i++) bg.step(16);
     const n = 20000;
     const start = performance.now();
@@ -155,7 +158,7 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
   const startup = await cold.evaluate(async (url) => {
     const start = performance.now();
     const m = await import(url);
-    m.formConstants();
+    new m.WaitlistForm().free();
     return performance.now() - start;
   }, `/assets/${core}`);
   await fresh.close();
@@ -209,45 +212,105 @@ await browser.close();
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
-print(results);
+const table = report(results);
+console.log(table);
+writeMeasurements(results, table);
+console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
 server.kill();
 
-function print({ lighthouse: lh, sizes, background: bg, form }) {
+function report({ lighthouse: lh, sizes, background: bg, form }) {
   const pad = (v, n) => String(v).padStart(n);
-  console.log(
-    "\nLighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile / FCP <= 1000 ms, LCP <= 1200 ms)",
-  );
-  console.log(
+  const lines = [
+    "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile / FCP <= 1000 ms, LCP <= 1200 ms)",
     "preset   route      perf a11y  bp  seo    FCP ms   LCP ms  TBT ms   CLS  transfer KB",
-  );
-  for (const r of lh) {
-    console.log(
-      `${r.preset.padEnd(8)} ${r.route.padEnd(9)} ${pad(r.performance, 4)} ${pad(r.accessibility, 4)} ${pad(r.bestPractices, 3)} ${pad(r.seo, 4)} ${pad(r.fcpMs, 9)} ${pad(r.lcpMs, 8)} ${pad(r.tbtMs, 7)} ${pad(r.cls, 5)} ${pad(r.transferKB, 12)}${r.error ? `  (${r.error})` : ""}`,
-    );
-  }
-  console.log("\nSizes (gzip -9)");
-  console.log(
+    ...lh.map(
+      (r) =>
+        `${r.preset.padEnd(8)} ${r.route.padEnd(9)} ${pad(r.performance, 4)} ${pad(r.accessibility, 4)} ${pad(r.bestPractices, 3)} ${pad(r.seo, 4)} ${pad(r.fcpMs, 9)} ${pad(r.lcpMs, 8)} ${pad(r.tbtMs, 7)} ${pad(r.cls, 5)} ${pad(r.transferKB, 12)}${r.error ? `  (${r.error})` : ""}`,
+    ),
+    "",
+    "Sizes (gzip -9)",
     `  .wasm                        ${pad(sizes.wasmGzipBytes, 7)} bytes  (target <= 40,000)`,
-  );
-  console.log(
     `  everything / loads           ${pad(sizes.landingGzipBytes, 7)} bytes  (target <= 120,000)`,
-  );
-  for (const f of sizes.landingFiles) console.log(`    ${f.path.padEnd(40)} ${pad(f.gzip, 7)}`);
-  console.log("\nBackground, in Chromium");
-  console.log(`  step, 25 shapes              ${pad(bg.stepMicroseconds, 7)} µs`);
-  console.log(
-    `  frame (step + draw), median  ${pad(bg.frameMedianMs, 7)} ms   p95 ${bg.frameP95Ms} ms over ${bg.frames} frames (target p95 <= 0.5 ms)`,
-  );
-  console.log(`  core start (fetch + instantiate), cold ${bg.coreStartupMs} ms`);
-  console.log(`\nThe form, ${form.pastedBytes.toLocaleString("en")} bytes pasted into the message`);
-  console.log(
+    ...sizes.landingFiles.map((f) => `    ${f.path.padEnd(40)} ${pad(f.gzip, 7)}`),
+    "",
+    "Background, in Chromium",
+    `  step, 25 shapes              ${pad(bg.stepMicroseconds, 7)} µs`,
+    `  frame (step + draw), median  ${pad(bg.frameMedianMs, 7)} ms   p95 ${String(bg.frameP95Ms)} ms over ${String(bg.frames)} frames (target p95 <= 0.5 ms)`,
+    `  core start (fetch + instantiate), cold ${String(bg.coreStartupMs)} ms`,
+    "",
+    `The form, ${form.pastedBytes.toLocaleString("en")} bytes pasted into the message`,
     `  input event (React + core)   ${pad(form.inputMs, 7)} ms   (a visible pause: ~100 ms)`,
-  );
-  console.log(`  validating submit            ${pad(form.submitMs, 7)} ms`);
-  console.log(
+    `  validating submit            ${pad(form.submitMs, 7)} ms`,
     `  the browser's text layout    ${pad(form.browserLayoutMs, 7)} ms   (Chromium's own, with or without this site)`,
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * docs/measurements.md: the latest run in full, and one line per run in its history
+ * (kept between the markers, newest first).
+ */
+function writeMeasurements(results, table) {
+  const file = join(root, "docs", "measurements.md");
+  const start = "<!-- history: make bench adds a row here -->";
+  const end = "<!-- end of history -->";
+  let history = [];
+  try {
+    const old = readFileSync(file, "utf8");
+    const from = old.indexOf(start);
+    const to = old.indexOf(end);
+    if (from >= 0 && to > from) {
+      history = old
+        .slice(from + start.length, to)
+        .split("\n")
+        .filter((line) => line.startsWith("| 2"));
+    }
+  } catch {
+    // No page yet: this run starts its history.
+  }
+  let commit = "uncommitted";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
+  } catch {
+    // Not a git checkout.
+  }
+  const mobileHome = results.lighthouse.find((r) => r.preset === "mobile" && r.route === "/");
+  const row = [
+    results.date.slice(0, 16).replace("T", " "),
+    commit,
+    results.sizes.wasmGzipBytes,
+    results.sizes.landingGzipBytes,
+    mobileHome?.performance ?? "-",
+    mobileHome?.fcpMs ?? "-",
+    mobileHome?.lcpMs ?? "-",
+    mobileHome?.tbtMs ?? "-",
+    results.background.frameP95Ms,
+  ].join(" | ");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    `# Measurements
+
+Written by \`make bench\` (bench/run.mjs) on every run: the latest run in full, then one
+line per run. Figures come from this repository's 2-core machine and vary from run to run
+by a few per cent (Lighthouse's simulated mobile timings more); compare runs on the same
+machine. What each figure means and its target: README, "Measuring".
+
+## Latest run: ${results.date} (${commit})
+
+\`\`\`
+${table}
+\`\`\`
+
+## History
+
+| date (UTC) | commit | .wasm gz | \`/\` gz | mobile \`/\` perf | FCP ms | LCP ms | TBT ms | frame p95 ms |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${start}
+${[`| ${row} |`, ...history].join("\n")}
+${end}
+`,
   );
-  console.log(`\nWritten to bench/results/bench.json`);
 }
 
 async function waitFor(url) {

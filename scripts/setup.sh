@@ -1,35 +1,59 @@
 #!/usr/bin/env bash
-# Installs whatever the build and the tests need and is not there yet.
-# Every step checks for its result first, so a second run takes seconds.
+# Installs whatever the build and the tests need and is not there yet. Every make target
+# that needs a tool runs this first; every step checks for its result before doing
+# anything, so once all is there it takes a fraction of a second.
 #
-# The Rust toolchain that can build wasm32 is chosen in this order:
-#   1. the default rustup toolchain, if it already has the wasm32 standard library;
-#   2. `rustup target add wasm32-unknown-unknown`, if it answers within 60 s;
-#   3. Debian's rustc-web 1.96 with its std source, linked into rustup as
-#      `lathe-wasm`, with a wasm32 std built here once (see README, "Set-up").
-# Its name is written to .tools/rust-toolchain; the Makefile exports it as
-# RUSTUP_TOOLCHAIN for every cargo and wasm-pack call. LATHE_WASM_FALLBACK=1 skips
-# straight to 3, to exercise that path on a machine that would not need it.
+# On Debian and Ubuntu it installs system packages itself (apt-get, as root or through
+# sudo). Elsewhere (macOS, Fedora, ...) it says exactly what is missing and how to get
+# it, then stops, instead of failing later deep inside a build.
+#
+# The Rust toolchain that builds wasm32 is chosen in this order:
+#   1. the release pinned in rust-toolchain.toml, installed by rustup with its wasm32
+#      target, rustfmt and clippy (a short timeout: some networks never answer);
+#   2. where rustup cannot fetch it: Debian's rustc-web with its standard-library
+#      source, linked into rustup as `lathe-wasm`, with a wasm32 std built here once.
+# Its name is written to .tools/rust-toolchain, and the Makefile passes it on as
+# RUSTUP_TOOLCHAIN to every cargo and wasm-pack call. LATHE_WASM_FALLBACK=1 goes
+# straight to 2, to exercise that path on a machine that would not need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The toolchain is chosen here; an inherited choice (even an empty one) must not interfere.
+# The toolchain is chosen here; an inherited choice (even an empty one) must not interfere,
+# and rustup must not start a download of its own (without a timeout) when asked about one.
 unset RUSTUP_TOOLCHAIN
+export RUSTUP_AUTO_INSTALL=0
 
 # Pinned tool versions. WASM_BINDGEN must equal the wasm-bindgen crate pin in core/Cargo.toml.
 WASM_PACK_VERSION=0.15.1
 WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = { version = "=\([0-9.]*\)".*/\1/p' core/Cargo.toml)
+PINNED_TOOLCHAIN=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
 FALLBACK_TOOLCHAIN=lathe-wasm
 TARGET=wasm32-unknown-unknown
+OS=$(uname -s)
+ARCH=$(uname -m)
 
 log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
+fail() {
+  printf '\033[1;31m[setup]\033[0m %s\n' "$@" >&2
+  exit 1
+}
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# `timeout` is GNU coreutils; macOS has it as gtimeout (Homebrew), or not at all.
+with_timeout() {
+  local seconds=$1
+  shift
+  if command -v timeout >/dev/null; then
+    timeout "$seconds" "$@"
+  elif command -v gtimeout >/dev/null; then
+    gtimeout "$seconds" "$@"
+  else
+    "$@"
+  fi
+}
+
+has_apt() { command -v apt-get >/dev/null && command -v dpkg >/dev/null; }
 
 apt_updated=
 apt_install() {
-  if ! command -v apt-get >/dev/null; then
-    echo "setup: please install $* with your system's package manager" >&2
-    exit 1
-  fi
   if [ -z "$apt_updated" ]; then
     sudo_if_needed apt-get update -qq
     apt_updated=1
@@ -37,6 +61,41 @@ apt_install() {
   log "apt-get install $*"
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
+
+# What is missing on a system without apt: collected, then said all at once.
+missing=()
+need() { missing+=("$1"); }
+hint() {
+  # $1: what, $2: macOS (Homebrew), $3: Fedora (dnf)
+  case "$OS" in
+    Darwin) echo "$1: brew install $2" ;;
+    *) echo "$1: dnf install $3 (or your distribution's package of it)" ;;
+  esac
+}
+
+# --- Node, first: everything else is driven from npm scripts -------------------------
+# The range is package.json's `engines` (what Vite 8 and the test tools need).
+node_ok() {
+  local v major minor
+  v=$(node --version 2>/dev/null) || return 1
+  v=${v#v}
+  major=${v%%.*}
+  minor=${v#*.}
+  minor=${minor%%.*}
+  { [ "$major" -eq 20 ] && [ "$minor" -ge 19 ]; } ||
+    { [ "$major" -eq 22 ] && [ "$minor" -ge 12 ]; } ||
+    [ "$major" -ge 23 ]
+}
+if ! node_ok; then
+  fail "Node.js ^20.19 or >=22.12 is needed; found: $(node --version 2>/dev/null || echo none)." \
+    "With nvm: nvm install (reads .nvmrc). Or your system's package, or nodejs.org."
+fi
+
+# --- Rust ------------------------------------------------------------------------------
+if ! command -v rustup >/dev/null; then
+  fail "rustup is needed (it installs the pinned Rust release and its wasm32 target)." \
+    "Install it as https://rustup.rs says, then run this again."
+fi
 
 # True when toolchain $1 has a wasm32 standard library in its sysroot.
 has_wasm_std() {
@@ -46,35 +105,37 @@ has_wasm_std() {
 }
 
 choose_toolchain() {
-  local default
-  default=$(rustup show active-toolchain 2>/dev/null | cut -d' ' -f1)
-  if [ -n "${LATHE_WASM_FALLBACK:-}" ]; then
-    has_wasm_std "$FALLBACK_TOOLCHAIN" || build_fallback_toolchain >&2
-    echo "$FALLBACK_TOOLCHAIN"
-    return
-  fi
-  if [ -n "$default" ] && has_wasm_std "$default"; then
-    echo "$default"
-    return
+  if [ -z "${LATHE_WASM_FALLBACK:-}" ]; then
+    if has_wasm_std "$PINNED_TOOLCHAIN" && cargo "+$PINNED_TOOLCHAIN" clippy --version >/dev/null 2>&1 &&
+      cargo "+$PINNED_TOOLCHAIN" fmt --version >/dev/null 2>&1; then
+      echo "$PINNED_TOOLCHAIN"
+      return
+    fi
+    log "rustup toolchain install $PINNED_TOOLCHAIN (rust-toolchain.toml; 5 min timeout)" >&2
+    if with_timeout 300 rustup toolchain install "$PINNED_TOOLCHAIN" --profile minimal \
+      --target "$TARGET" --component rustfmt --component clippy >&2 &&
+      has_wasm_std "$PINNED_TOOLCHAIN"; then
+      echo "$PINNED_TOOLCHAIN"
+      return
+    fi
+    log "rustup could not fetch Rust $PINNED_TOOLCHAIN for $TARGET" >&2
   fi
   if has_wasm_std "$FALLBACK_TOOLCHAIN"; then
     echo "$FALLBACK_TOOLCHAIN"
     return
   fi
-  if [ -n "$default" ]; then
-    log "trying: rustup target add $TARGET (60 s timeout)" >&2
-    if timeout 60 rustup target add "$TARGET" --toolchain "$default" >&2 && has_wasm_std "$default"; then
-      echo "$default"
-      return
-    fi
-    log "rustup could not fetch the target; building the wasm32 std from Debian's Rust" >&2
+  if ! has_apt || [ "$ARCH" != x86_64 ]; then
+    fail "rustup could not install Rust $PINNED_TOOLCHAIN with the $TARGET target, and the" \
+      "fallback (Debian's Rust, building the wasm32 standard library here) needs Debian or" \
+      "Ubuntu on x86-64. Check that rustup can reach its server, then run:" \
+      "  rustup toolchain install $PINNED_TOOLCHAIN --target $TARGET --component rustfmt --component clippy"
   fi
   build_fallback_toolchain >&2
   echo "$FALLBACK_TOOLCHAIN"
 }
 
 build_fallback_toolchain() {
-  local pkgs=()
+  local pkgs=() p
   for p in rustc-web cargo-web rust-web-src rust-web-clippy rustfmt-web lld-22; do
     dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
   done
@@ -104,22 +165,24 @@ cargo_install() {
     return
   fi
   log "cargo install $crate $version (a few minutes)"
-  # Built with the default toolchain: these are host tools, not wasm.
-  env -u RUSTUP_TOOLCHAIN cargo install -q "$crate" --version "$version" "$@"
+  # Host tools, built with the chosen toolchain (rust-toolchain.toml's may be missing).
+  RUSTUP_TOOLCHAIN=$toolchain cargo install -q "$crate" --version "$version" "$@"
 }
 
 mkdir -p .tools
 toolchain=$(choose_toolchain)
-echo "$toolchain" > .tools/rust-toolchain
-log "Rust toolchain for wasm32: $toolchain"
-
-# rustfmt and clippy for the chosen toolchain (rustup installs them where it can).
-if ! cargo "+$toolchain" fmt --version >/dev/null 2>&1 || ! cargo "+$toolchain" clippy --version >/dev/null 2>&1; then
-  if [ "$toolchain" = "$FALLBACK_TOOLCHAIN" ]; then
-    apt_install rust-web-clippy rustfmt-web
-  else
-    timeout 120 rustup component add rustfmt clippy --toolchain "$toolchain"
-  fi
+echo "$toolchain" >.tools/rust-toolchain.new
+# Rewritten only when it changes, so make sees no newer file on every run.
+if cmp -s .tools/rust-toolchain.new .tools/rust-toolchain 2>/dev/null; then
+  rm .tools/rust-toolchain.new
+else
+  mv .tools/rust-toolchain.new .tools/rust-toolchain
+  log "Rust toolchain for wasm32: $toolchain"
+fi
+# rustfmt and clippy of the fallback toolchain come from Debian.
+if [ "$toolchain" = "$FALLBACK_TOOLCHAIN" ] &&
+  ! { cargo "+$toolchain" fmt --version && cargo "+$toolchain" clippy --version; } >/dev/null 2>&1; then
+  apt_install rust-web-clippy rustfmt-web
 fi
 
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -128,20 +191,32 @@ cargo_install wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
 # Not --locked: its lock names a webpki-roots version some registry mirrors lack.
 cargo_install wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
 
-# Chromium and its driver for wasm-pack's browser tests and Playwright.
-if [ -n "${CHROMIUM:-}" ]; then
-  :
-elif ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  apt_install chromium chromium-driver
+# --- Browsers and Java -----------------------------------------------------------------
+# Chromium and its driver, for wasm-pack's browser tests and Playwright. CHROMIUM names
+# the browser where it is not on PATH as `chromium`.
+chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$chromium" ] || ! command -v chromedriver >/dev/null; then
+  if has_apt; then
+    apt_install chromium chromium-driver
+  else
+    need "$(hint "Chromium and chromedriver" "--cask chromium && brew install chromedriver" "chromium chromedriver"), then set CHROMIUM to the browser's executable"
+  fi
+fi
+# Java for the W3C Nu HTML Checker (vnu-jar, from npm).
+if ! java -version >/dev/null 2>&1; then
+  if has_apt; then
+    apt_install openjdk-17-jre-headless
+  else
+    need "$(hint "Java 17 or newer" "openjdk@17" "java-17-openjdk-headless")"
+  fi
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  fail "Missing on this $OS $ARCH machine (no apt-get here to install them):" \
+    "${missing[@]/#/  - }" "Install them, then run this again."
 fi
 
-# Java for the W3C Nu HTML Checker (vnu-jar, from npm).
-command -v java >/dev/null || apt_install openjdk-17-jre-headless
-
-# Node packages, exactly as package-lock.json pins them (binaryen's wasm-opt among them).
+# --- Node packages, exactly as package-lock.json pins them -----------------------------
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi
-
-log "ready"

@@ -1,5 +1,5 @@
 import { type Page, expect, test } from "@playwright/test";
-import { coreReady, routes } from "./helpers";
+import { afterFrames, coreReady, routes } from "./helpers";
 
 const canvas = (page: Page) => page.locator("canvas.background-canvas");
 const snapshot = (page: Page) => canvas(page).evaluate((c) => (c as HTMLCanvasElement).toDataURL());
@@ -19,8 +19,7 @@ for (const route of routes) {
     await expect(c).toHaveCSS("pointer-events", "none");
     await expect(c).toHaveCSS("position", "fixed");
     const first = await snapshot(page);
-    await page.waitForTimeout(300);
-    expect(await snapshot(page)).not.toBe(first);
+    await expect.poll(() => snapshot(page)).not.toBe(first);
   });
 }
 
@@ -47,7 +46,7 @@ test("under reduced motion it is one still frame, with no pause control", async 
     return c.toDataURL();
   });
   expect(first).not.toBe(blank);
-  await page.waitForTimeout(400);
+  await afterFrames(page, 20);
   expect(await snapshot(page)).toBe(first);
   await expect(pauseButton(page)).toHaveCount(0);
 });
@@ -64,13 +63,12 @@ test("the pause control stops and restarts the animation", async ({ page }) => {
   await button.click();
   await expect(button).toHaveAccessibleName("Play background animation");
   const still = await snapshot(page);
-  await page.waitForTimeout(300);
+  await afterFrames(page, 20);
   expect(await snapshot(page)).toBe(still);
 
   await button.click();
   await expect(button).toHaveAccessibleName("Pause background animation");
-  await page.waitForTimeout(300);
-  expect(await snapshot(page)).not.toBe(still);
+  await expect.poll(() => snapshot(page)).not.toBe(still);
 });
 
 test("crisp on high-DPI screens and following resizes", async ({ browser }) => {
@@ -103,7 +101,8 @@ test("clearing only where shapes move leaves no trails", async ({ browser }) => 
   const page = await context.newPage();
   await page.goto("/");
   await coreReady(page);
-  await page.waitForTimeout(2000);
+  // About two seconds of motion, so shapes have left their first places.
+  await afterFrames(page, 120);
   await pauseButton(page).click();
   const afterMotion = await snapshot(page);
   // Two theme switches force a full clear and redraw of the very same positions.

@@ -39,7 +39,7 @@ export async function coreReady(page: Page) {
  * prerendered page as it is before hydration; call the returned function to let it load.
  */
 export async function holdAppScript(page: Page): Promise<() => void> {
-  let release = () => undefined as void;
+  let release: (() => void) | undefined;
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
@@ -47,5 +47,27 @@ export async function holdAppScript(page: Page): Promise<() => void> {
     await held;
     await route.continue();
   });
-  return release;
+  return () => {
+    release?.();
+  };
+}
+
+/**
+ * Waits until the page has produced `count` animation frames: time measured in the
+ * chances the page had to draw, not in a sleep. Use it to check that nothing changes.
+ */
+export async function afterFrames(page: Page, count: number) {
+  await page.evaluate(
+    (n) =>
+      new Promise<void>((resolve) => {
+        let seen = 0;
+        const frame = () => {
+          seen += 1;
+          if (seen >= n) resolve();
+          else requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+    count,
+  );
 }

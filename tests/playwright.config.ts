@@ -2,9 +2,12 @@ import { defineConfig, devices } from "@playwright/test";
 import chromium from "./chromium.json" with { type: "json" };
 
 // System Chromium: Playwright's own browser download is not reachable here, and never
-// needed. CHROMIUM (set by the Makefile) or the Debian path.
-const executablePath = process.env.CHROMIUM || chromium.executablePath;
-const port = 4174;
+// needed. The Makefile sets CHROMIUM (the first Chromium on PATH, unless already set).
+const executablePath = process.env.CHROMIUM;
+if (!executablePath) {
+  throw new Error("Set CHROMIUM to a Chromium executable, or run the tests through make");
+}
+const origin = "http://127.0.0.1:4174";
 
 export default defineConfig({
   testDir: ".",
@@ -14,7 +17,7 @@ export default defineConfig({
   reporter: [["list"]],
   outputDir: "../test-results",
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: origin,
     trace: "retain-on-failure",
     launchOptions: {
       executablePath,
@@ -24,9 +27,9 @@ export default defineConfig({
   },
   webServer: {
     // The production server: the built pages, their headers, 404s.
-    command: `node web/scripts/serve.mjs --port ${String(port)} --host 127.0.0.1`,
+    command: `node web/scripts/serve.mjs --port ${new URL(origin).port} --host 127.0.0.1`,
     cwd: "..",
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     reuseExistingServer: false,
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],

@@ -1,5 +1,5 @@
 import { type Page, expect, test } from "@playwright/test";
-import { coreReady, routes, watch } from "./helpers";
+import { afterFrames, coreReady, routes, watch } from "./helpers";
 
 const name = (page: Page) => page.getByLabel("Full name");
 const email = (page: Page) => page.getByLabel("Email address");
@@ -15,10 +15,13 @@ test.describe("when the wasm core cannot load", () => {
   for (const route of routes) {
     test(`${route} still renders and reads well`, async ({ page }) => {
       const watcher = watch(page);
+      const blocked = page.waitForEvent("requestfailed", (r) => r.url().endsWith(".wasm"));
       await page.goto(route);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       await expect(page.getByRole("contentinfo")).toBeVisible();
-      await page.waitForTimeout(300);
+      // The page has seen the core fail, and had frames enough to show any error.
+      await blocked;
+      await afterFrames(page, 10);
       expect(watcher.errors.filter((e) => !e.startsWith("Failed to load resource"))).toEqual([]);
       expect(watcher.foreign).toEqual([]);
     });
@@ -83,8 +86,11 @@ test("a 1 MB pasted message is kept whole and validated", async ({ page }) => {
     const textarea = document.querySelector("textarea");
     const form = document.querySelector("form");
     if (!textarea || !form) throw new Error("no form");
-    const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")?.set;
-    setValue?.call(textarea, text);
+    // The value as a paste sets it, past React's own setter, so React sees an input event.
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")?.set?.call(
+      textarea,
+      text,
+    );
     textarea.dispatchEvent(new Event("input", { bubbles: true }));
     form.requestSubmit();
   }, big);
@@ -173,7 +179,6 @@ test("tiny and huge viewports cause no error", async ({ page }) => {
     [320, 568],
   ] as const) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(100);
     await expect(page.locator("canvas.background-canvas")).toHaveJSProperty("width", width);
   }
   await page.goto("/contact");

@@ -37,12 +37,12 @@ test.describe("the server", () => {
     request,
   }) => {
     const html = await (await request.get("/")).text();
-    const script = /import\("(\/assets\/index-[^"]+\.js)"\)/.exec(html)?.[1] ?? "";
+    const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
     const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
     expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(js.headers()["content-encoding"]).toBe("gzip");
     // The core's chunk is imported by one of the files the page's loader asks for.
-    const files = [...html.matchAll(/"(\/assets\/[\w-]+\.js)"/g)].map((m) => m[1] ?? "");
+    const files = [...html.matchAll(/["'`](\/assets\/[\w-]+\.js)["'`]/g)].map((m) => m[1] ?? "");
     const sources = await Promise.all(files.map(async (f) => (await request.get(f)).text()));
     const core = /assets\/lathe_core-[\w-]+\.js/.exec(sources.join("\n"))?.[0] ?? "";
     expect(core).not.toBe("");

@@ -62,7 +62,7 @@ test("the system preference is followed live until the visitor chooses", async (
 });
 
 test("the right theme is applied before any script but the inline one runs", async ({ page }) => {
-  // Hold every script file back: only index.html's inline script can have run.
+  // Hold every script file back: only the inlined pre-paint script can have run.
   await page.route("**/assets/*.js", () => undefined);
   await page.emulateMedia({ colorScheme: "dark" });
   await page.goto("/", { waitUntil: "commit" });

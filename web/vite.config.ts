@@ -1,17 +1,62 @@
 /// <reference types="vitest/config" />
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
+import { build } from "rolldown";
 import { type Plugin, defineConfig } from "vite";
 import wasm from "vite-plugin-wasm";
 
+const web = dirname(fileURLToPath(import.meta.url));
+const root = join(web, "..");
+
 /**
- * The built page starts the app after its first contentful paint, not with the page. The
- * HTML is already complete (scripts/prerender.mjs), so the app only has to hydrate it; as
- * a `<script type="module">` in the head it would share the first bytes of bandwidth with
- * the page and its stylesheet. An inline loader (its CSP hash is computed by
- * scripts/prerender.mjs) imports the entry when the browser reports the paint, or at
- * once where it cannot report it or where no paint will come (a hidden tab), and after 2 s
- * at the latest. It needs no timer or frame to run, so a page whose clock is paused
- * (tests) still loads. Controls that need the app are disabled until it hydrates.
+ * Bundles one of src/inline/*.ts into a script small enough to inline in the page: an
+ * IIFE, minified, with `define` replacing build-time constants. Inlined, it runs without
+ * a request; scripts/prerender.mjs puts each inline script's hash in the CSP.
+ */
+async function inlineScript(file: string, define: Record<string, string> = {}) {
+  const { output } = await build({
+    input: join(web, file),
+    write: false,
+    // The app's own files, imported by the loader at run time, not bundled into it.
+    external: (id) => id.startsWith("/assets/"),
+    // Old browsers too: the page must read well where the app cannot run.
+    transform: { define, target: "es2015" },
+    output: { format: "iife", minify: true },
+    logLevel: "warn",
+  });
+  const [chunk] = output;
+  return chunk.code.trim();
+}
+
+/**
+ * The pre-paint theme script (src/inline/theme.ts), inlined into the <head> of every
+ * page, in the dev server too, where `<script data-inline>` marks its place.
+ */
+function inlineThemeScript(): Plugin {
+  const marker = '<script data-inline="src/inline/theme.ts"></script>';
+  return {
+    name: "lathe:inline-theme-script",
+    transformIndexHtml: {
+      order: "pre",
+      async handler(html) {
+        if (!html.includes(marker)) throw new Error(`index.html has no ${marker}`);
+        return html.replace(
+          marker,
+          `<script>${await inlineScript("src/inline/theme.ts")}</script>`,
+        );
+      },
+    },
+  };
+}
+
+/**
+ * The built page starts the app after its first contentful paint, not with the page: the
+ * HTML is already complete (scripts/prerender.mjs), so the app only has to hydrate it. The
+ * app's `<script type="module">` and its modulepreloads give way to the inlined loader
+ * (src/inline/loader.ts), told the entry and every file the app needs to start.
  */
 function loadAfterFirstPaint(): Plugin {
   return {
@@ -19,7 +64,7 @@ function loadAfterFirstPaint(): Plugin {
     apply: "build",
     transformIndexHtml: {
       order: "post",
-      handler(html, { chunk, bundle }) {
+      async handler(html, { chunk, bundle }) {
         if (!chunk || !bundle) return html;
         // Every file the app needs to start: the entry's imports and the modules it
         // imports dynamically at start-up, each with its own static imports.
@@ -35,43 +80,77 @@ function loadAfterFirstPaint(): Plugin {
         const script = `<script type="module" crossorigin src="${entry}"></script>`;
         const preloads = /\s*<link rel="modulepreload" crossorigin href="[^"]+">/g;
         if (!html.includes(script)) throw new Error(`index.html has no ${script} to defer`);
-        const loader = `<script>
-      (function () {
-        var preloads = ${JSON.stringify([...needed].map((file) => `/${file}`))};
-        var started = false;
-        function load() {
-          if (started) return;
-          started = true;
-          preloads.forEach(function (href) {
-            var link = document.createElement("link");
-            link.rel = "modulepreload";
-            link.href = href;
-            document.head.appendChild(link);
-          });
-          import(${JSON.stringify(entry)});
-        }
-        var types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
-        if (types.indexOf("paint") < 0 || document.visibilityState === "hidden") return load();
-        new PerformanceObserver(function (list) {
-          list.getEntriesByName("first-contentful-paint").forEach(load);
-        }).observe({ type: "paint", buffered: true });
-        document.addEventListener("visibilitychange", load);
-        // A net, should a browser list paint timing and never report it.
-        setTimeout(load, 2000);
-      })();
-    </script>`;
+        const loader = await inlineScript("src/inline/loader.ts", {
+          __APP_ENTRY__: JSON.stringify(entry),
+          __APP_PRELOADS__: JSON.stringify([...needed].map((file) => `/${file}`)),
+        });
         return html
           .replace(script, "")
           .replace(preloads, "")
-          .replace("</body>", `  ${loader}\n  </body>`);
+          .replace("</body>", `  <script>${loader}</script>\n  </body>`);
       },
+    },
+  };
+}
+
+/**
+ * The wasm core in the dev server: a clear error when pkg/ has not been built, and a
+ * rebuild (`make pkg`) and full reload whenever a file under core/ changes.
+ */
+function coreForDevServer(): Plugin {
+  return {
+    name: "lathe:core-for-dev-server",
+    apply: "serve",
+    configResolved(config) {
+      if (config.mode !== "test" && !existsSync(join(root, "pkg", "package.json"))) {
+        throw new Error(
+          "pkg/ has not been built: run `make dev` (or `make pkg`) from the repository root",
+        );
+      }
+    },
+    configureServer(server) {
+      const core = join(root, "core");
+      server.watcher.add([join(core, "src"), join(core, "Cargo.toml")]);
+      let building: Promise<void> | null = null;
+      let again = false;
+      const rebuild = () => {
+        if (building) {
+          again = true;
+          return;
+        }
+        server.config.logger.info("core changed: make pkg", { timestamp: true });
+        building = new Promise<void>((resolve) => {
+          spawn("make", ["pkg"], { cwd: root, stdio: "inherit" }).on("exit", (code) => {
+            if (code === 0) {
+              server.moduleGraph.invalidateAll();
+              server.ws.send({ type: "full-reload" });
+            } else server.config.logger.error("make pkg failed; the page keeps the last core");
+            resolve();
+          });
+        }).then(() => {
+          building = null;
+          if (again) {
+            again = false;
+            rebuild();
+          }
+        });
+      };
+      server.watcher.on("change", (file) => {
+        if (file.startsWith(core + sep)) rebuild();
+      });
     },
   };
 }
 
 export default defineConfig({
   // vite-plugin-wasm declares its plugin as `any`.
-  plugins: [react(), wasm() as Plugin, loadAfterFirstPaint()],
+  plugins: [
+    react(),
+    wasm() as Plugin,
+    inlineThemeScript(),
+    loadAfterFirstPaint(),
+    coreForDevServer(),
+  ],
   build: {
     // Top-level await in wasm-pack's bundler output needs ES2022.
     target: "es2022",

@@ -45,7 +45,7 @@ describe("App routes", () => {
       expect(within(card as HTMLElement).getAllByRole("listitem")).toHaveLength(3);
   });
 
-  // That clicking Support goes nowhere is index.html's doing: tests/site.spec.ts checks it.
+  // That clicking Support goes nowhere is the pre-paint script's doing (src/inline/theme.ts): tests/site.spec.ts checks it.
   it("the footer links where the spec says, and Support to nowhere", async () => {
     renderAt("/");
     const footer = screen.getByRole("contentinfo");

@@ -6,7 +6,7 @@ if (!root) throw new Error("index.html has no #root element");
 
 // React DOM, then the app (with React Router and the content): each import is evaluated
 // in a task of its own, so starting up never holds a slow phone's main thread for long.
-// The loader in index.html (see vite.config.ts) has already asked for every file.
+// The inlined loader (src/inline/loader.ts) has already asked for every file.
 const { createRoot, hydrateRoot } = await import("react-dom/client");
 const { app } = await import("./browserApp");
 

@@ -1,5 +1,4 @@
 import { Link } from "react-router";
-import { company } from "../content/company";
 import { chrome, footerLinks } from "../content/site";
 import { Logo } from "./Logo";
 import { ThemeToggle } from "./ThemeToggle";
@@ -21,9 +20,10 @@ export function Footer() {
             ))}
             <li>
               {/* Support has no destination yet (spec §2): a link that goes nowhere. The
-                  click is stopped by index.html's inline script, before and after hydration. */}
+                  click is stopped by the inlined src/inline/theme.ts, before and after
+                  hydration. */}
               <a href="#" aria-describedby="support-note">
-                Support
+                {chrome.support}
               </a>
               <span id="support-note" className="visually-hidden">
                 {chrome.supportNote}
@@ -34,8 +34,7 @@ export function Footer() {
         <div className="footer-meta">
           <ThemeToggle />
           <p>
-            {chrome.copyright} {company.parent} and {company.subsidiary} are registered in{" "}
-            {company.jurisdiction}.
+            {chrome.copyright} {chrome.registration}
           </p>
         </div>
       </div>

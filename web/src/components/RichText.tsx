@@ -1,6 +1,7 @@
 import { Fragment } from "react";
 import { Link } from "react-router";
 import { company } from "../content/company";
+import { gdpr, terms } from "../content/legal";
 
 /** A paragraph of content with {email}, {gdpr} and {terms} made into links. */
 export function RichText({ text }: { readonly text: string }) {
@@ -15,13 +16,13 @@ export function RichText({ text }: { readonly text: string }) {
       case "{gdpr}":
         return (
           <Link key={i} to="/gdpr">
-            GDPR Compliance Policy
+            {gdpr.heading}
           </Link>
         );
       case "{terms}":
         return (
           <Link key={i} to="/terms">
-            Terms of Service
+            {terms.heading}
           </Link>
         );
       default:

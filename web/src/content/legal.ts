@@ -18,6 +18,9 @@ export interface LegalDocument {
 }
 
 const lastUpdated = { iso: "2025-10-09", text: "9 October 2025" } as const;
+
+/** Words around both documents. */
+export const legalText = { lastUpdated: "Last updated" } as const;
 const companies = `${company.parent} and its subsidiary ${company.subsidiary}, both registered in ${company.jurisdiction}`;
 
 export const gdpr: LegalDocument = {

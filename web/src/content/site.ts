@@ -41,7 +41,9 @@ export const chrome = {
   themeToDark: "Switch to dark theme",
   pauseBackground: "Pause background animation",
   playBackground: "Play background animation",
+  support: "Support",
   supportNote: "Support opens with the public release.",
+  registration: `${company.parent} and ${company.subsidiary} are registered in ${company.jurisdiction}.`,
 } as const;
 
 export const footerLinks = [

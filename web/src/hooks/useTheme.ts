@@ -1,12 +1,12 @@
 import { useCallback, useSyncExternalStore } from "react";
-import { type Theme, themeStorageKey, themes } from "../content/theme";
+import { type Theme, systemDarkQuery, themeStorageKey, themes } from "../content/theme";
 
-// The theme lives on <html data-theme>, set before the first paint by index.html's
-// script and kept there by this module. A choice is saved only when the visitor
+// The theme lives on <html data-theme>, set before the first paint by the inlined
+// src/inline/theme.ts and kept there by this module. A choice is saved only when the visitor
 // toggles; until then the system preference is followed, live.
 
 let query: MediaQueryList | undefined;
-const darkQuery = () => (query ??= window.matchMedia("(prefers-color-scheme: dark)"));
+const darkQuery = () => (query ??= window.matchMedia(systemDarkQuery));
 const listeners = new Set<() => void>();
 let chosenThisVisit = false;
 
@@ -45,7 +45,7 @@ function subscribe(listener: () => void) {
   listeners.add(listener);
   if (listeners.size === 1) {
     darkQuery().addEventListener("change", onSystemChange);
-    // The system may have changed since index.html's script chose (the app hydrates
+    // The system may have changed since the pre-paint script (src/inline/theme.ts) chose (the app hydrates
     // after the first paint): catch up now that we are listening.
     onSystemChange();
   }

@@ -1,0 +1,14 @@
+// Prints the WebDriver capabilities for `wasm-pack test --chrome`: the browser named by
+// CHROMIUM and the same flags as Playwright (tests/chromium.json), headless.
+import { readFileSync } from "node:fs";
+
+const binary = process.env.CHROMIUM;
+if (!binary) {
+  console.error("webdriver-json: set CHROMIUM to the Chromium executable (make does)");
+  process.exit(1);
+}
+const { args } = JSON.parse(
+  readFileSync(new URL("../tests/chromium.json", import.meta.url), "utf8"),
+);
+const capabilities = { "goog:chromeOptions": { binary, args: ["--headless=new", ...args] } };
+console.log(JSON.stringify(capabilities, null, 2));

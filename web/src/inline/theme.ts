@@ -1,0 +1,24 @@
+// Inlined into every page's <head> by the build (see vite.config.ts), and run before the
+// first paint: no flash of the wrong theme, and links to nowhere stay put before the app
+// has loaded. It imports only constants, so the inlined script stays a few hundred bytes.
+import { type Theme, systemDarkQuery, themeStorageKey, themes } from "../content/theme";
+
+function savedTheme(): Theme | null {
+  try {
+    const value = localStorage.getItem(themeStorageKey);
+    return themes.find((theme) => theme === value) ?? null;
+  } catch {
+    return null; // storage refused: the system's preference it is
+  }
+}
+
+const theme: Theme = savedTheme() ?? (matchMedia(systemDarkQuery).matches ? "dark" : "light");
+document.documentElement.dataset.theme = theme;
+document.documentElement.style.colorScheme = theme;
+
+// Links that go nowhere yet (href="#", the footer's Support) stay where they are.
+document.addEventListener("click", (event) => {
+  if (event.target instanceof Element && event.target.closest('a[href="#"]')) {
+    event.preventDefault();
+  }
+});
