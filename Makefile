@@ -23,7 +23,7 @@ PORT ?= 4173
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start dev build pkg test lint test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
+.PHONY: help setup start dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -54,7 +54,7 @@ pkg/package.json: $(CORE_SOURCES) | setup
 web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json | setup
 	npm run build -w web
 
-test: lint test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
+test: lint test-setup test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
 	@echo "All checks and tests passed."
 
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
@@ -64,6 +64,9 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 	npm run typecheck --workspaces
 	npm run lint
 	prettier --check .
+
+test-setup: | setup ## The set-up's messages: an old Node, a machine without apt-get, the dev server without pkg/
+	node --test scripts/tests/
 
 test-rust: | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
 	$(RUST) cargo test --all-targets

@@ -1,0 +1,101 @@
+// The set-up's promises to a newcomer, checked by running it as one would on other
+// machines: a Node that is too old, a system without apt-get or a browser, and the dev
+// server started before the core is built. Run by `make test-setup` (node --test).
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+const root = new URL("../..", import.meta.url).pathname;
+
+/** A bin folder holding every program on PATH but those named. */
+function pathWithout(hidden) {
+  const bin = mkdtempSync(join(tmpdir(), "lathe-bin-"));
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    let names;
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue; // a folder on PATH that does not exist
+    }
+    for (const name of names) {
+      if (hidden.includes(name)) continue;
+      try {
+        symlinkSync(join(dir, name), join(bin, name));
+      } catch {
+        // Already linked from an earlier folder on PATH, which wins, as it would.
+      }
+    }
+  }
+  return bin;
+}
+
+function setup(env) {
+  return spawnSync("bash", ["scripts/setup.sh"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
+}
+
+test("a Node outside the engines range is named, with what to do, before anything else", () => {
+  const bin = mkdtempSync(join(tmpdir(), "lathe-node-"));
+  writeFileSync(join(bin, "node"), "#!/bin/sh\necho v18.19.0\n", { mode: 0o755 });
+  const run = setup({ PATH: `${bin}${delimiter}${process.env.PATH ?? ""}` });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /Node\.js \^20\.19 or >=22\.12 is needed; found: v18\.19\.0/);
+  assert.match(run.stderr, /nvm install \(reads \.nvmrc\)/);
+  rmSync(bin, { recursive: true });
+});
+
+test("without apt-get, what is missing is listed with how to get it, then it stops", () => {
+  const bin = pathWithout([
+    "apt-get",
+    "dpkg",
+    "chromium",
+    "chromium-browser",
+    "chromedriver",
+    "java",
+  ]);
+  const run = setup({ PATH: bin, CHROMIUM: "" });
+  assert.equal(run.status, 1, run.stdout + run.stderr);
+  assert.match(run.stderr, /Missing on this \S+ \S+ machine \(no apt-get here to install them\)/);
+  assert.match(run.stderr, /Chromium and chromedriver: .*then set CHROMIUM/);
+  assert.match(run.stderr, /Java 17 or newer: /);
+  rmSync(bin, { recursive: true });
+});
+
+test("once everything is installed, the set-up changes nothing and says nothing", () => {
+  const run = setup({});
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, "");
+});
+
+test("the dev server started before the core is built says what to run", () => {
+  // A copy of web/ beside an empty pkg/: the real one stays as it is.
+  const copy = mkdtempSync(join(tmpdir(), "lathe-dev-"));
+  cpSync(join(root, "web", "vite.config.ts"), join(copy, "web", "vite.config.ts"));
+  mkdirSync(join(copy, "pkg"));
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+  const run = spawnSync(join(root, "node_modules", ".bin", "vite"), ["--port", "0"], {
+    cwd: join(copy, "web"),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.notEqual(run.status, 0);
+  assert.match(
+    run.stdout + run.stderr,
+    /pkg\/ has not been built: run `make dev` \(or `make pkg`\) from the repository root/,
+  );
+  rmSync(copy, { recursive: true });
+});
