@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect, test } from "@playwright/test";
-import { coreReady, routes } from "./helpers";
+import { coreReady, form, routes } from "./helpers";
 
 const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
@@ -32,9 +32,9 @@ for (const scheme of ["light", "dark"] as const) {
       await page.getByRole("button", { name: "Request Early Access" }).click();
       await expect(page.getByText("Full name is required")).toBeVisible();
       expect(await violations(page)).toEqual([]);
-      await page.getByLabel("Full name").fill("Ada");
-      await page.getByLabel("Email address").fill("ada@example.com");
-      await page.getByLabel("Message", { exact: true }).fill("Hi");
+      await form(page).name.fill("Ada");
+      await form(page).email.fill("ada@example.com");
+      await form(page).message.fill("Hi");
       await page.getByRole("button", { name: "Request Early Access" }).click();
       await page.clock.runFor(2000);
       await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
@@ -99,7 +99,7 @@ test.describe("keyboard only", () => {
   test("the form's tab order follows its reading order, and Enter submits", async ({ page }) => {
     await page.goto("/contact");
     await coreReady(page);
-    await page.getByLabel("Full name").focus();
+    await form(page).name.focus();
     const order = [];
     for (let i = 0; i < 7; i++) {
       if (i > 0) await page.keyboard.press("Tab");
@@ -109,7 +109,7 @@ test.describe("keyboard only", () => {
     await expect(page.getByRole("button", { name: "Request Early Access" })).toBeFocused();
     await page.keyboard.press("Enter");
     await expect(page.getByText("Full name is required")).toBeVisible();
-    await expect(page.getByLabel("Full name")).toBeFocused();
+    await expect(form(page).name).toBeFocused();
   });
 
   test("Enter and Space open the questions; buttons answer to both", async ({ page }) => {

@@ -1,11 +1,5 @@
-import { type Page, expect, test } from "@playwright/test";
-import { coreReady, watch } from "./helpers";
-
-const name = (page: Page) => page.getByLabel("Full name");
-const email = (page: Page) => page.getByLabel("Email address");
-const message = (page: Page) => page.getByLabel("Message", { exact: true });
-const submit = (page: Page) =>
-  page.getByRole("button", { name: /Request Early Access|Submitting/ });
+import { expect, test } from "@playwright/test";
+import { coreReady, form, watch } from "./helpers";
 
 test.beforeEach(async ({ page }) => {
   // Fake time stands still from here on: only runFor() moves it, to the millisecond.
@@ -32,9 +26,9 @@ test("fields, labels and defaults follow the spec", async ({ page }) => {
     if (marked) await expect(field).toHaveAttribute("required", "");
     else await expect(field).not.toHaveAttribute("required");
   }
-  await expect(message(page)).toHaveJSProperty("tagName", "TEXTAREA");
-  await expect(message(page)).toHaveAttribute("rows", "4");
-  const interest = page.getByLabel("I'm interested in");
+  await expect(form(page).message).toHaveJSProperty("tagName", "TEXTAREA");
+  await expect(form(page).message).toHaveAttribute("rows", "4");
+  const interest = form(page).interest;
   await expect(interest).toHaveValue("general");
   await expect(interest.locator("option")).toHaveCount(5);
   expect(
@@ -45,11 +39,11 @@ test("fields, labels and defaults follow the spec", async ({ page }) => {
 });
 
 test("an empty submit shows all three messages beneath their fields", async ({ page }) => {
-  await submit(page).click();
+  await form(page).submit.click();
   for (const [field, text] of [
-    [name(page), "Full name is required"],
-    [email(page), "Email address is required"],
-    [message(page), "Message is required"],
+    [form(page).name, "Full name is required"],
+    [form(page).email, "Email address is required"],
+    [form(page).message, "Message is required"],
   ] as const) {
     await expect(field).toHaveAttribute("aria-invalid", "true");
     await expect(field).toHaveAccessibleDescription(new RegExp(text));
@@ -58,48 +52,48 @@ test("an empty submit shows all three messages beneath their fields", async ({ p
     const [fieldBox, errorBox] = [await field.boundingBox(), await error.boundingBox()];
     expect(errorBox?.y).toBeGreaterThan((fieldBox?.y ?? 0) + (fieldBox?.height ?? 0) - 1);
   }
-  await expect(name(page)).toBeFocused();
-  await expect(submit(page)).toHaveText("Request Early Access");
+  await expect(form(page).name).toBeFocused();
+  await expect(form(page).submit).toHaveText("Request Early Access");
 });
 
 test("email: required, then the pattern", async ({ page }) => {
-  await name(page).fill("Ada");
-  await message(page).fill("Hello");
+  await form(page).name.fill("Ada");
+  await form(page).message.fill("Hello");
   for (const bad of ["ada", "ada@example", "ada @example.com", "@example.com", "ada@.com"]) {
-    await email(page).fill(bad);
-    await submit(page).click();
+    await form(page).email.fill(bad);
+    await form(page).submit.click();
     await expect(page.getByText("Please enter a valid email address")).toBeVisible();
     await expect(page.getByText("Email address is required")).toHaveCount(0);
-    await expect(email(page)).toBeFocused();
-    await expect(email(page)).toHaveValue(bad);
+    await expect(form(page).email).toBeFocused();
+    await expect(form(page).email).toHaveValue(bad);
   }
 });
 
 test("email: leading and trailing spaces are kept and refused (a text field, spec §3 and §5)", async ({
   page,
 }) => {
-  await name(page).fill("Ada");
-  await message(page).fill("Hello");
+  await form(page).name.fill("Ada");
+  await form(page).message.fill("Hello");
   for (const spaced of [" ada@example.com", "ada@example.com "]) {
-    await email(page).fill("");
+    await form(page).email.fill("");
     // Typed key by key, as a visitor would, so the browser has every chance to change it.
-    await email(page).pressSequentially(spaced);
-    await submit(page).click();
+    await form(page).email.pressSequentially(spaced);
+    await form(page).submit.click();
     await expect(page.getByText("Please enter a valid email address")).toBeVisible();
-    await expect(submit(page)).toHaveText("Request Early Access");
-    await expect(email(page)).toHaveValue(spaced);
+    await expect(form(page).submit).toHaveText("Request Early Access");
+    await expect(form(page).email).toHaveValue(spaced);
   }
   // A text field the browser leaves alone, with an email keyboard and autofill.
-  await expect(email(page)).toHaveAttribute("type", "text");
-  await expect(email(page)).toHaveAttribute("inputmode", "email");
-  await expect(email(page)).toHaveAttribute("autocomplete", "email");
+  await expect(form(page).email).toHaveAttribute("type", "text");
+  await expect(form(page).email).toHaveAttribute("inputmode", "email");
+  await expect(form(page).email).toHaveAttribute("autocomplete", "email");
 });
 
 test("the name is trimmed; a blank name is required", async ({ page }) => {
-  await name(page).fill("   ");
-  await email(page).fill("ada@example.com");
-  await message(page).fill("Hello");
-  await submit(page).click();
+  await form(page).name.fill("   ");
+  await form(page).email.fill("ada@example.com");
+  await form(page).message.fill("Hello");
+  await form(page).submit.click();
   await expect(page.getByText("Full name is required")).toBeVisible();
   await expect(page.getByText(/is required|valid email/)).toHaveCount(1);
 });
@@ -108,27 +102,27 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
   page,
 }) => {
   const watcher = watch(page);
-  await submit(page).click();
+  await form(page).submit.click();
   await expect(page.getByText("Full name is required")).toBeVisible();
 
-  await name(page).fill("Ada Lovelace");
-  await email(page).fill("ada@example.com");
-  await page.getByLabel("Company").fill("Analytical Engines");
-  await page.getByLabel("Role").fill("CTO");
-  await message(page).fill("I'd like to build a dashboard.");
-  await page.getByLabel("I'm interested in").selectOption("enterprise");
+  await form(page).name.fill("Ada Lovelace");
+  await form(page).email.fill("ada@example.com");
+  await form(page).company.fill("Analytical Engines");
+  await form(page).role.fill("CTO");
+  await form(page).message.fill("I'd like to build a dashboard.");
+  await form(page).interest.selectOption("enterprise");
 
   const requests: string[] = [];
   page.on("request", (r) => requests.push(r.url()));
-  await submit(page).click();
+  await form(page).submit.click();
 
-  await expect(submit(page)).toHaveText("Submitting...");
-  await expect(submit(page)).toBeDisabled();
+  await expect(form(page).submit).toHaveText("Submitting...");
+  await expect(form(page).submit).toBeDisabled();
   await expect(page.getByText("Full name is required")).toHaveCount(0);
   await expect(page.locator("[aria-invalid='true']")).toHaveCount(0);
 
   await page.clock.runFor(1999);
-  await expect(submit(page)).toHaveText("Submitting...");
+  await expect(form(page).submit).toHaveText("Submitting...");
   await expect(page.getByRole("status")).not.toContainText("Thank you!");
 
   await page.clock.runFor(1);
@@ -143,17 +137,17 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
   await page.clock.runFor(1);
   await expect(status).toBeEmpty();
   for (const field of [
-    name(page),
-    email(page),
-    page.getByLabel("Company"),
-    page.getByLabel("Role"),
-    message(page),
+    form(page).name,
+    form(page).email,
+    form(page).company,
+    form(page).role,
+    form(page).message,
   ]) {
     await expect(field).toHaveValue("");
   }
-  await expect(page.getByLabel("I'm interested in")).toHaveValue("general");
-  await expect(submit(page)).toHaveText("Request Early Access");
-  await expect(submit(page)).toBeEnabled();
+  await expect(form(page).interest).toHaveValue("general");
+  await expect(form(page).submit).toHaveText("Request Early Access");
+  await expect(form(page).submit).toBeEnabled();
 
   // The data went nowhere: no request at all from the submit to the reset.
   expect(requests).toEqual([]);
@@ -161,32 +155,32 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
 });
 
 test("double and triple clicks submit once", async ({ page }) => {
-  await name(page).fill("Ada");
-  await email(page).fill("ada@example.com");
-  await message(page).fill("Hi");
-  await submit(page).click({ clickCount: 3 });
-  await expect(submit(page)).toHaveText("Submitting...");
+  await form(page).name.fill("Ada");
+  await form(page).email.fill("ada@example.com");
+  await form(page).message.fill("Hi");
+  await form(page).submit.click({ clickCount: 3 });
+  await expect(form(page).submit).toHaveText("Submitting...");
   await page.clock.runFor(2000);
   await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
   await page.clock.runFor(5000);
-  await expect(submit(page)).toHaveText("Request Early Access");
+  await expect(form(page).submit).toHaveText("Request Early Access");
   // A second submission would have started a second cycle; none is under way.
   await page.clock.runFor(10_000);
-  await expect(submit(page)).toHaveText("Request Early Access");
-  await expect(name(page)).toHaveValue("");
+  await expect(form(page).submit).toHaveText("Request Early Access");
+  await expect(form(page).name).toHaveValue("");
 });
 
 test("leaving mid-submit and coming back finds an idle form and no error", async ({ page }) => {
   const watcher = watch(page);
-  await name(page).fill("Ada");
-  await email(page).fill("ada@example.com");
-  await message(page).fill("Hi");
-  await submit(page).click();
-  await expect(submit(page)).toHaveText("Submitting...");
+  await form(page).name.fill("Ada");
+  await form(page).email.fill("ada@example.com");
+  await form(page).message.fill("Hi");
+  await form(page).submit.click();
+  await expect(form(page).submit).toHaveText("Submitting...");
   await page.getByRole("link", { name: "Back to home" }).click();
   await page.clock.runFor(8000);
   await page.getByRole("link", { name: "Get Early Access" }).first().click();
-  await expect(submit(page)).toHaveText("Request Early Access");
-  await expect(name(page)).toHaveValue("");
+  await expect(form(page).submit).toHaveText("Request Early Access");
+  await expect(form(page).name).toHaveValue("");
   watcher.expectClean();
 });

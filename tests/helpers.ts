@@ -2,6 +2,19 @@ import { type Page, expect } from "@playwright/test";
 
 export const routes = ["/", "/contact", "/gdpr", "/terms"] as const;
 
+/** The waitlist form's fields, found by their labels as a visitor finds them, and its button. */
+export function form(page: Page) {
+  return {
+    name: page.getByLabel("Full name"),
+    email: page.getByLabel("Email address"),
+    company: page.getByLabel("Company"),
+    role: page.getByLabel("Role"),
+    interest: page.getByLabel("I'm interested in"),
+    message: page.getByLabel("Message", { exact: true }),
+    submit: page.getByRole("button", { name: /Request Early Access|Submitting/ }),
+  };
+}
+
 /**
  * Records console errors, uncaught exceptions and every request that leaves the
  * site's origin; `expectClean()` asserts there were none.

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { afterFrames, coreReady, holdAppScript, routes, watch } from "./helpers";
+import { afterFrames, coreReady, form, holdAppScript, routes, watch } from "./helpers";
 
 const site = "https://lathe.example.com";
 const pages = {
@@ -54,8 +54,8 @@ test.describe("prerendered pages, with JavaScript off", () => {
 
   test("the form is in the HTML, fields and all", async ({ page }) => {
     await page.goto("/contact");
-    await expect(page.getByLabel("Full name")).toHaveAttribute("required", "");
-    await expect(page.getByLabel("Message", { exact: true })).toHaveAttribute("rows", "4");
+    await expect(form(page).name).toHaveAttribute("required", "");
+    await expect(form(page).message).toHaveAttribute("rows", "4");
     await expect(page.getByRole("button", { name: "Request Early Access" })).toBeVisible();
   });
 });
@@ -114,20 +114,20 @@ test.describe("before the app has loaded", () => {
     await expect(submit).toBeDisabled();
     await expect(toggle).toBeDisabled();
 
-    await page.getByLabel("Full name").fill("Ada Lovelace");
-    await page.getByLabel("Email address").fill("ada@example.com");
-    await page.getByLabel("Message", { exact: true }).fill("Typed before the app loaded");
-    await page.getByLabel("I'm interested in").selectOption("press");
+    await form(page).name.fill("Ada Lovelace");
+    await form(page).email.fill("ada@example.com");
+    await form(page).message.fill("Typed before the app loaded");
+    await form(page).interest.selectOption("press");
     // Enter in a field: no native submit (form-action 'none' would block it anyway).
-    await page.getByLabel("Full name").press("Enter");
+    await form(page).name.press("Enter");
     await expect(page).toHaveURL("/contact");
 
     release();
     await coreReady(page);
     await expect(toggle).toBeEnabled();
     await expect(submit).toBeEnabled();
-    await expect(page.getByLabel("Full name")).toHaveValue("Ada Lovelace");
-    await expect(page.getByLabel("I'm interested in")).toHaveValue("press");
+    await expect(form(page).name).toHaveValue("Ada Lovelace");
+    await expect(form(page).interest).toHaveValue("press");
     await submit.click();
     await expect(page.getByRole("button", { name: "Submitting..." })).toBeDisabled();
     await expect(page.getByText("Full name is required")).toHaveCount(0);
@@ -227,9 +227,9 @@ test.describe("security", () => {
     await page.getByRole("button", { name: /Switch to/ }).click();
     await page.goto("/contact");
     await coreReady(page);
-    await page.getByLabel("Full name").fill("Ada");
-    await page.getByLabel("Email address").fill("ada@example.com");
-    await page.getByLabel("Message", { exact: true }).fill("Hi");
+    await form(page).name.fill("Ada");
+    await form(page).email.fill("ada@example.com");
+    await form(page).message.fill("Hi");
     await page.getByRole("button", { name: "Request Early Access" }).click();
     await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible({
       timeout: 5000,

@@ -1,11 +1,5 @@
-import { type Page, expect, test } from "@playwright/test";
-import { afterFrames, coreReady, routes, watch } from "./helpers";
-
-const name = (page: Page) => page.getByLabel("Full name");
-const email = (page: Page) => page.getByLabel("Email address");
-const message = (page: Page) => page.getByLabel("Message", { exact: true });
-const submit = (page: Page) =>
-  page.getByRole("button", { name: /Request Early Access|Submitting/ });
+import { expect, test } from "@playwright/test";
+import { afterFrames, coreReady, form, routes, watch } from "./helpers";
 
 test.describe("when the wasm core cannot load", () => {
   test.beforeEach(async ({ page }) => {
@@ -30,11 +24,11 @@ test.describe("when the wasm core cannot load", () => {
   test("the form keeps what was typed and says how to reach us instead", async ({ page }) => {
     const watcher = watch(page);
     await page.goto("/contact");
-    await name(page).fill("Ada Lovelace");
-    await email(page).fill("ada@example.com");
-    await message(page).fill("Please keep every word of this.");
-    await page.getByLabel("I'm interested in").selectOption("partnership");
-    await submit(page).click();
+    await form(page).name.fill("Ada Lovelace");
+    await form(page).email.fill("ada@example.com");
+    await form(page).message.fill("Please keep every word of this.");
+    await form(page).interest.selectOption("partnership");
+    await form(page).submit.click();
     const alert = page.getByRole("alert");
     await expect(alert).toHaveText(
       "The form can't be sent right now. Everything you typed is still here: please copy it and email us at hello@example.com.",
@@ -43,9 +37,9 @@ test.describe("when the wasm core cannot load", () => {
       "href",
       "mailto:hello@example.com",
     );
-    await expect(name(page)).toHaveValue("Ada Lovelace");
-    await expect(message(page)).toHaveValue("Please keep every word of this.");
-    await expect(page.getByLabel("I'm interested in")).toHaveValue("partnership");
+    await expect(form(page).name).toHaveValue("Ada Lovelace");
+    await expect(form(page).message).toHaveValue("Please keep every word of this.");
+    await expect(form(page).interest).toHaveValue("partnership");
     expect(watcher.errors.filter((e) => !e.startsWith("Failed to load resource"))).toEqual([]);
   });
 });
@@ -56,24 +50,24 @@ test("a refresh in the middle of typing keeps what was typed, until it is sent",
   await page.clock.install({ time: new Date("2026-01-05T09:00:00Z") });
   await page.goto("/contact");
   await coreReady(page);
-  await name(page).fill("Ada");
-  await email(page).fill("ada@example.com");
-  await message(page).fill("Half a thought");
+  await form(page).name.fill("Ada");
+  await form(page).email.fill("ada@example.com");
+  await form(page).message.fill("Half a thought");
   await page.reload();
   await coreReady(page);
-  await expect(name(page)).toHaveValue("Ada");
-  await expect(email(page)).toHaveValue("ada@example.com");
-  await expect(message(page)).toHaveValue("Half a thought");
+  await expect(form(page).name).toHaveValue("Ada");
+  await expect(form(page).email).toHaveValue("ada@example.com");
+  await expect(form(page).message).toHaveValue("Half a thought");
 
   await page.clock.pauseAt(new Date("2026-01-05T09:01:00Z"));
-  await submit(page).click();
-  await expect(submit(page)).toHaveText("Submitting...");
+  await form(page).submit.click();
+  await expect(form(page).submit).toHaveText("Submitting...");
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   await page.clock.runFor(7000);
   await page.reload();
   await coreReady(page);
-  await expect(name(page)).toHaveValue("");
-  await expect(message(page)).toHaveValue("");
+  await expect(form(page).name).toHaveValue("");
+  await expect(form(page).message).toHaveValue("");
 });
 
 // How long this takes is a figure for `make bench` (never a timed test): here, that it works.
@@ -97,8 +91,8 @@ test("a 1 MB pasted message is kept whole and validated", async ({ page }) => {
   await expect(page.getByText("Full name is required")).toBeVisible();
   await expect(page.getByText("Email address is required")).toBeVisible();
   await expect(page.getByText("Message is required")).toHaveCount(0);
-  await expect(message(page)).not.toHaveAttribute("aria-invalid");
-  expect(await message(page).inputValue()).toBe(big);
+  await expect(form(page).message).not.toHaveAttribute("aria-invalid");
+  expect(await form(page).message.inputValue()).toBe(big);
 });
 
 test("a tab hidden for minutes resumes without a jump or a burst of frames", async ({ page }) => {
