@@ -21,6 +21,8 @@ export CHROMIUM
 PORT ?= 4173
 
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs)
+SERVER := target/release/lathe-site
+SERVER_SOURCES := Cargo.toml Cargo.lock $(wildcard server/Cargo.toml server/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
 .PHONY: help setup start dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
@@ -32,8 +34,7 @@ setup: ## Install whatever is missing (Rust and its wasm32 target, wasm-pack, Ch
 	@scripts/setup.sh
 
 start: build ## Install, build and serve the site on http://localhost:4173 (PORT=... to change)
-	@echo "Serving the production build on http://localhost:$(PORT) (Ctrl-C stops it)"
-	node web/scripts/serve.mjs --port $(PORT)
+	$(SERVER) serve --dist web/dist --port $(PORT)
 
 dev: pkg ## The Vite dev server with hot reload; a change under core/ rebuilds the wasm and reloads
 	npm run dev -w web
@@ -51,8 +52,13 @@ pkg/package.json: $(CORE_SOURCES) | setup
 	node scripts/pkg-files.mjs constants.json
 	@echo "pkg/lathe_core_bg.wasm: $$(gzip -9c pkg/lathe_core_bg.wasm | wc -c | tr -d ' ') bytes gzipped (budget 40,000)"
 
-web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json | setup
+# The site's server (server/): `lathe-site serve`, and the build's compression step.
+$(SERVER): $(SERVER_SOURCES) | setup
+	$(RUST) cargo build --release -q -p lathe-site
+
+web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SERVER) | setup
 	npm run build -w web
+	$(SERVER) compress --dist web/dist
 
 test: lint test-setup test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
 	@echo "All checks and tests passed."

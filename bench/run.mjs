@@ -21,7 +21,7 @@ import chromium from "../tests/chromium.json" with { type: "json" };
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
 const port = 4180;
-const origin = `http://localhost:${port}`;
+const origin = `http://127.0.0.1:${port}`;
 const executablePath = process.env.CHROMIUM;
 if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or run make bench");
 const chromeFlags = ["--headless=new", ...chromium.args];
@@ -31,11 +31,9 @@ const routes = list(process.env.BENCH_ROUTES, ["/", "/contact", "/gdpr", "/terms
 const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 
 const server = spawn(
-  process.execPath,
-  [join(root, "web/scripts/serve.mjs"), "--port", String(port)],
-  {
-    stdio: "ignore",
-  },
+  join(root, "target/release/lathe-site"),
+  ["serve", "--dist", dist, "--port", String(port)],
+  { stdio: "ignore" },
 );
 process.on("exit", () => server.kill());
 await waitFor(origin);

@@ -27,7 +27,7 @@ export default defineConfig({
   },
   webServer: {
     // The production server: the built pages, their headers, 404s.
-    command: `node web/scripts/serve.mjs --port ${new URL(origin).port} --host 127.0.0.1`,
+    command: `target/release/lathe-site serve --dist web/dist --port ${new URL(origin).port}`,
     cwd: "..",
     url: origin,
     reuseExistingServer: false,

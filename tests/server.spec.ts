@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 
-// make start's server (web/scripts/serve.mjs), as a client sees it.
+// make start's server (server/, `lathe-site serve`), as a client sees it.
 test.describe("the server", () => {
   test("serves clean URLs, with and without a trailing slash", async ({ request }) => {
     for (const path of ["/contact", "/contact/", "/gdpr", "/terms/", "/"]) {
@@ -11,6 +11,8 @@ test.describe("the server", () => {
   });
 
   test("never serves a file outside the site", async ({ request }) => {
+    // The client may tidy some of these before sending them: either way, nothing leaks.
+    // (server/tests/http.rs sends them byte for byte and checks the exact status.)
     for (const path of [
       "/../package.json",
       "/assets/../../Makefile",
@@ -19,8 +21,8 @@ test.describe("the server", () => {
       "/%E0%A4%A",
     ]) {
       const response = await request.get(path);
-      expect(response.status(), path).toBe(404);
-      expect(await response.text()).toContain("Page not found");
+      expect([400, 404], path).toContain(response.status());
+      expect(await response.text()).not.toMatch(/"workspaces"|SHELL := bash/);
     }
   });
 

@@ -1,7 +1,9 @@
 // After `vite build` (client) and `vite build --ssr` (server entry): writes every route
-// as complete HTML with its own head, the Content-Security-Policy (with the hash of
-// index.html's inline script, computed here, never pasted), robots.txt, sitemap.xml
-// and _headers for static hosts. scripts/serve.mjs serves the result.
+// as complete HTML with its own head, the Content-Security-Policy (with the hashes of the
+// inline scripts, computed here, never pasted), robots.txt, sitemap.xml and _headers.
+// _headers is the one source of the site's response headers: static hosts (Netlify,
+// Cloudflare Pages) read it, the Rust server (server/, `lathe-site serve`) reads it, and
+// `lathe-site nginx-headers` turns it into nginx's add_header lines.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -40,6 +42,8 @@ const headers = {
   "Permissions-Policy":
     "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
   "Cross-Origin-Opener-Policy": "same-origin",
+  // Static hosts serve over TLS; `lathe-site serve` sends it only with --hsts.
+  "Strict-Transport-Security": "max-age=63072000; includeSubDomains",
 };
 
 const escape = (text) =>
@@ -91,9 +95,16 @@ writeFileSync(
 );
 writeFileSync(
   join(dist, "_headers"),
-  `/*\n${Object.entries(headers)
-    .map(([name, value]) => `  ${name}: ${value}`)
-    .join("\n")}\n/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n`,
+  `# Written by web/scripts/prerender.mjs: every response's headers, then the cache policy
+# of the hashed assets (their names change with their content).
+/*
+${Object.entries(headers)
+  .map(([name, value]) => `  ${name}: ${value}`)
+  .join("\n")}
+
+/assets/*
+  Cache-Control: public, max-age=31536000, immutable
+`,
 );
 rmSync(server, { recursive: true, force: true });
 console.log(`prerendered ${prerendered.length} pages; CSP script hashes: ${hashes.join(" ")}`);

@@ -1,0 +1,274 @@
+//! `lathe-site`: serves the Lathe site's static build (`web/dist`).
+//!
+//! tower-http's `ServeDir` does the file serving: clean URLs (`/contact` is
+//! `contact/index.html`), the build's brotli and gzip variants chosen by `Accept-Encoding`
+//! (q-values and case honoured, `Vary: Accept-Encoding` always), `ETag` and
+//! `Last-Modified` with 304s, ranges, and no path outside the folder. Around it, two
+//! layers of this crate's own: [`guard`] refuses what is not a plain request for a page
+//! (400 for a malformed target, 405 for another method, 404 for dotfiles and `_headers`),
+//! and [`add_headers`] gives every response, errors included, the headers of the build's
+//! `_headers` file, and a cache policy: a year, immutable, for hashed assets that exist,
+//! `no-cache` for everything else.
+
+pub mod compress;
+pub mod headers;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use tower::ServiceExt;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::headers::{HSTS, Rule};
+
+/// What a site needs before it can be served.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The folder, its `index.html` or its `404.html` is missing.
+    NotABuild(PathBuf),
+    /// `_headers` could not be read.
+    Headers(PathBuf, std::io::Error),
+    /// `_headers` could not be understood.
+    HeadersSyntax(PathBuf, headers::ParseError),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::NotABuild(dist) => write!(
+                f,
+                "{} is not a built site (no index.html and 404.html): run `make build` first",
+                dist.display()
+            ),
+            LoadError::Headers(path, e) => write!(f, "cannot read {}: {e}", path.display()),
+            LoadError::HeadersSyntax(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A built site, ready to serve.
+#[derive(Debug)]
+pub struct Site {
+    dist: PathBuf,
+    rules: Vec<Rule>,
+}
+
+impl Site {
+    /// Reads the build at `dist`. Without `hsts`, `Strict-Transport-Security` is left out
+    /// of the headers: it belongs to deployments behind TLS.
+    ///
+    /// # Errors
+    /// No build there, or a `_headers` file that cannot be read or understood.
+    pub fn load(dist: &Path, hsts: bool) -> Result<Self, LoadError> {
+        if !dist.join("index.html").is_file() || !dist.join("404.html").is_file() {
+            return Err(LoadError::NotABuild(dist.to_owned()));
+        }
+        let file = dist.join("_headers");
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| LoadError::Headers(file.clone(), e))?;
+        let mut rules =
+            headers::parse(&text).map_err(|e| LoadError::HeadersSyntax(file.clone(), e))?;
+        if !hsts {
+            for rule in &mut rules {
+                rule.headers.retain(|(name, _)| name != HSTS);
+            }
+        }
+        Ok(Self {
+            dist: dist.to_owned(),
+            rules,
+        })
+    }
+
+    /// The service: files, behind [`guard`] and [`add_headers`].
+    pub fn router(self) -> Router {
+        let not_found = ServeFile::new(self.dist.join("404.html"))
+            .precompressed_br()
+            .precompressed_gzip();
+        let files = ServeDir::new(&self.dist)
+            .precompressed_br()
+            .precompressed_gzip()
+            .append_index_html_on_directories(true)
+            .redirect_to_trailing_slash(false)
+            .not_found_service(not_found.clone());
+        let rules = Arc::new(self.rules);
+        Router::new()
+            .fallback_service(files)
+            .layer(middleware::from_fn_with_state(not_found, guard))
+            .layer(middleware::from_fn_with_state(rules, add_headers))
+    }
+}
+
+/// Why a request target is refused before any file is looked for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a plain path: 400.
+    Malformed,
+    /// A dotfile or the build's `_headers`: 404, as if absent.
+    Hidden,
+}
+
+/// Judges a request path (as sent, still percent-encoded).
+///
+/// # Errors
+/// The [`Refusal`], when the path is not one to look a file up for.
+pub fn judge(path: &str) -> Result<(), Refusal> {
+    if !path.starts_with('/') || path.contains("//") || path.contains('\\') {
+        return Err(Refusal::Malformed);
+    }
+    let Ok(decoded) = percent_decode(path) else {
+        return Err(Refusal::Malformed);
+    };
+    if decoded.chars().any(char::is_control) || decoded.contains('\\') || decoded.contains("//") {
+        return Err(Refusal::Malformed);
+    }
+    let segments = || decoded.split('/').skip(1);
+    let encoded = path.to_ascii_lowercase();
+    if segments().any(|s| s == ".." || s == ".")
+        || encoded.contains("%2f")
+        || encoded.contains("%5c")
+    {
+        // A step out or in place, or a slash hidden from the path's own structure.
+        return Err(Refusal::Malformed);
+    }
+    if segments().any(|s| s.starts_with('.')) || decoded == "/_headers" {
+        return Err(Refusal::Hidden);
+    }
+    Ok(())
+}
+
+/// `%XX` decoding to UTF-8; `Err` for a broken escape or bytes that are not UTF-8.
+fn percent_decode(path: &str) -> Result<String, ()> {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3).ok_or(())?;
+            let hex = std::str::from_utf8(hex).map_err(|_| ())?;
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| ())?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| ())
+}
+
+/// Refuses what is not a plain `GET` or `HEAD` of a plain path; a hidden file is
+/// answered as a missing one, with the 404 page.
+pub async fn guard(State(not_found): State<ServeFile>, request: Request, next: Next) -> Response {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut response =
+            (StatusCode::METHOD_NOT_ALLOWED, "405 Method Not Allowed\n").into_response();
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    match judge(request.uri().path()) {
+        Ok(()) => next.run(request).await,
+        Err(Refusal::Malformed) => (StatusCode::BAD_REQUEST, "400 Bad Request\n").into_response(),
+        Err(Refusal::Hidden) => match not_found.oneshot(request).await {
+            Ok(page) => (StatusCode::NOT_FOUND, page).into_response(),
+            Err(never) => match never {},
+        },
+    }
+}
+
+/// The `_headers` file's headers on every response; its other rules (the assets' cache
+/// policy) only on successful ones; `no-cache` wherever no rule set a cache policy.
+pub async fn add_headers(
+    State(rules): State<Arc<Vec<Rule>>>,
+    request: Request,
+    next: Next,
+) -> Response<Body> {
+    let path = request.uri().path().to_owned();
+    let mut response = next.run(request).await;
+    let succeeded = response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED;
+    let out = response.headers_mut();
+    for rule in rules.iter() {
+        let everywhere = rule.pattern == "/*";
+        if (everywhere || succeeded) && rule.matches(&path) {
+            for (name, value) in &rule.headers {
+                out.insert(name.clone(), value.clone());
+            }
+        }
+    }
+    out.entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-cache"));
+    if let Some(typed) = with_charset(out.get(header::CONTENT_TYPE)) {
+        out.insert(header::CONTENT_TYPE, typed);
+    }
+    response
+}
+
+/// Text types say their encoding (every file of the build is UTF-8).
+fn with_charset(content_type: Option<&HeaderValue>) -> Option<HeaderValue> {
+    let value = content_type?.to_str().ok()?;
+    let text = value.starts_with("text/")
+        || value == "application/json"
+        || value == "image/svg+xml"
+        || value == "application/xml";
+    if !text || value.contains("charset") {
+        return None;
+    }
+    HeaderValue::try_from(format!("{value}; charset=utf-8")).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_paths_pass() {
+        for path in [
+            "/",
+            "/contact",
+            "/contact/",
+            "/assets/index-Ab_1.js",
+            "/caf%C3%A9",
+            "/a%20b",
+        ] {
+            assert_eq!(judge(path), Ok(()), "{path}");
+        }
+    }
+
+    #[test]
+    fn malformed_targets_are_refused() {
+        for path in [
+            "///",
+            "//[",
+            "/\\[",
+            "//contact",
+            "/\\x",
+            "/%",
+            "/%zz",
+            "/%ff",
+            "/%00",
+            "/a/../b",
+            "/%2e%2e/etc/passwd",
+            "/a%2Fb",
+            "/a%5Cb",
+            "/./x",
+            "*",
+        ] {
+            assert_eq!(judge(path), Err(Refusal::Malformed), "{path}");
+        }
+    }
+
+    #[test]
+    fn dotfiles_and_the_headers_file_are_hidden() {
+        for path in ["/_headers", "/.env", "/assets/.secret", "/.well-known/x"] {
+            assert_eq!(judge(path), Err(Refusal::Hidden), "{path}");
+        }
+    }
+}

@@ -1,0 +1,417 @@
+//! `lathe-site` as a client meets it, over raw sockets: what a browser sends, and what an
+//! attacker sends byte for byte (no client tidies the request first). Each test names the
+//! defect of the old Node server it guards against.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use lathe_site::Site;
+
+const HEADERS: &str = "# The site's headers (a comment: the old server failed every request on one)
+/*
+  X-Content-Type-Options: nosniff
+  Content-Security-Policy: default-src 'none'; frame-ancestors 'none'
+  Strict-Transport-Security: max-age=63072000; includeSubDomains
+
+/assets/*
+  Cache-Control: public, max-age=31536000, immutable
+";
+
+/// A small built site in a temp folder, compressed as `make build` does.
+fn fixture() -> &'static Path {
+    static DIST: OnceLock<PathBuf> = OnceLock::new();
+    DIST.get_or_init(|| {
+        let dist = std::env::temp_dir().join(format!("lathe-site-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dist);
+        std::fs::create_dir_all(dist.join("contact")).unwrap();
+        std::fs::create_dir_all(dist.join("assets")).unwrap();
+        let page = |title: &str| {
+            format!(
+                "<!doctype html><title>{title}</title>{}",
+                "<p>Lathe</p>".repeat(100)
+            )
+        };
+        std::fs::write(dist.join("index.html"), page("Home")).unwrap();
+        std::fs::write(dist.join("contact/index.html"), page("Contact")).unwrap();
+        std::fs::write(dist.join("404.html"), page("Page not found")).unwrap();
+        std::fs::write(
+            dist.join("assets/app-Ab12.js"),
+            "console.log('lathe');\n".repeat(200),
+        )
+        .unwrap();
+        std::fs::write(dist.join("_headers"), HEADERS).unwrap();
+        std::fs::write(dist.join(".env"), "SECRET=1").unwrap();
+        lathe_site::compress::compress(&dist).unwrap();
+        dist
+    })
+}
+
+/// The server on an ephemeral loopback port, for the whole test binary.
+fn server() -> SocketAddr {
+    static ADDRESS: OnceLock<SocketAddr> = OnceLock::new();
+    *ADDRESS.get_or_init(|| {
+        let site = Site::load(fixture(), false).unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            tokio::runtime::Runtime::new()
+                .unwrap()
+                .block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                    axum::serve(listener, site.router()).await.unwrap();
+                });
+        });
+        address
+    })
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `head` (a request line and headers, without the final blank line) as it is.
+fn send_to(address: SocketAddr, head: &str) -> Reply {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(stream, "{head}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete response");
+    let text = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = text.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+fn send(head: &str) -> Reply {
+    send_to(server(), head)
+}
+
+fn get(target: &str, extra: &str) -> Reply {
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!("\r\n{extra}")
+    };
+    send(&format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1{extra}"))
+}
+
+fn alive() {
+    assert_eq!(get("/", "").status, 200, "the server is still up");
+}
+
+#[test]
+fn hostile_targets_get_400_and_never_crash_it() {
+    // The old server died on the first three: `new URL` threw and nothing caught it.
+    for target in [
+        "///",
+        "//[",
+        "/\\[",
+        "//contact",
+        "/\\x",
+        "/%",
+        "/%zz",
+        "/%ff",
+        "/%00",
+        "/../Cargo.toml",
+        "/assets/../../x",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2fx",
+    ] {
+        let reply = get(target, "");
+        assert_eq!(reply.status, 400, "{target}");
+        // Errors carry the site's headers too.
+        assert_eq!(
+            reply.header("x-content-type-options"),
+            Some("nosniff"),
+            "{target}"
+        );
+        alive();
+    }
+    // Absolute-form targets, one with a host that is not one.
+    assert_eq!(
+        send("GET http://127.0.0.1/contact HTTP/1.1\r\nHost: 127.0.0.1").status,
+        200
+    );
+    assert_eq!(
+        send("GET http://[/ HTTP/1.1\r\nHost: 127.0.0.1").status,
+        400
+    );
+    assert_eq!(
+        send("GET http://a b/ HTTP/1.1\r\nHost: 127.0.0.1").status,
+        400
+    );
+    alive();
+}
+
+#[test]
+fn clean_urls_and_the_404_page() {
+    for target in ["/", "/contact", "/contact/", "/contact/index.html"] {
+        let reply = get(target, "");
+        assert_eq!(reply.status, 200, "{target}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
+    }
+    let missing = get("/no-such-page", "");
+    assert_eq!(missing.status, 404);
+    assert!(String::from_utf8_lossy(&missing.body).contains("Page not found"));
+    // The old server answered `//contact` and `/\x` with the home page: now 400, above.
+}
+
+#[test]
+fn dotfiles_and_the_headers_file_are_not_served() {
+    for target in ["/_headers", "/.env", "/%2eenv", "/assets/.x"] {
+        let reply = get(target, "");
+        assert_eq!(reply.status, 404, "{target}");
+        assert!(!String::from_utf8_lossy(&reply.body).contains("SECRET"));
+        assert!(!String::from_utf8_lossy(&reply.body).contains("nosniff"));
+    }
+}
+
+#[test]
+fn other_methods_get_405_with_allow_and_the_site_headers() {
+    let reply = send("POST /contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0");
+    assert_eq!(reply.status, 405);
+    assert_eq!(reply.header("allow"), Some("GET, HEAD"));
+    assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+    let head = send("HEAD / HTTP/1.1\r\nHost: 127.0.0.1");
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+}
+
+#[test]
+fn every_response_has_the_site_headers_and_no_hsts_unless_asked() {
+    for target in ["/", "/assets/app-Ab12.js", "/missing", "//x"] {
+        let reply = get(target, "");
+        assert_eq!(
+            reply.header("content-security-policy"),
+            Some("default-src 'none'; frame-ancestors 'none'"),
+            "{target}"
+        );
+        assert_eq!(reply.header("strict-transport-security"), None, "{target}");
+    }
+}
+
+#[test]
+fn encodings_follow_q_values_and_ignore_case() {
+    let asset = "/assets/app-Ab12.js";
+    let encoding = |accept: &str| {
+        let reply = get(asset, &format!("Accept-Encoding: {accept}"));
+        assert_eq!(reply.status, 200, "{accept}");
+        assert_eq!(reply.header("vary"), Some("accept-encoding"), "{accept}");
+        reply.header("content-encoding").map(str::to_owned)
+    };
+    assert_eq!(encoding("gzip, br").as_deref(), Some("br"));
+    assert_eq!(encoding("BR").as_deref(), Some("br"));
+    assert_eq!(encoding("GZip").as_deref(), Some("gzip"));
+    assert_eq!(encoding("br;q=0, gzip").as_deref(), Some("gzip"));
+    assert_eq!(encoding("gzip;q=0").as_deref(), None);
+    assert_eq!(encoding("br;q=0.1, gzip;q=0.9").as_deref(), Some("gzip"));
+    assert_eq!(encoding("identity").as_deref(), None);
+    // Vary even where nothing was asked for: a cache must not hand this to a br client.
+    let plain = get(asset, "");
+    assert_eq!(plain.header("vary"), Some("accept-encoding"));
+    assert_eq!(
+        get("/", "Accept-Encoding: br").header("vary"),
+        Some("accept-encoding")
+    );
+}
+
+#[test]
+fn decoded_bodies_are_byte_identical_in_every_encoding() {
+    for target in ["/", "/contact", "/assets/app-Ab12.js"] {
+        let plain = get(target, "Accept-Encoding: identity").body;
+        let mut from_br = Vec::new();
+        brotli::Decompressor::new(&get(target, "Accept-Encoding: br").body[..], 4096)
+            .read_to_end(&mut from_br)
+            .unwrap();
+        let mut from_gzip = Vec::new();
+        flate2::read::GzDecoder::new(&get(target, "Accept-Encoding: gzip").body[..])
+            .read_to_end(&mut from_gzip)
+            .unwrap();
+        assert!(!plain.is_empty());
+        assert_eq!(from_br, plain, "{target}");
+        assert_eq!(from_gzip, plain, "{target}");
+    }
+}
+
+#[test]
+fn conditional_requests_get_304() {
+    for accept in ["", "Accept-Encoding: br", "Accept-Encoding: gzip"] {
+        let first = get("/assets/app-Ab12.js", accept);
+        let etag = first.header("etag").expect("an ETag").to_owned();
+        let modified = first
+            .header("last-modified")
+            .expect("a Last-Modified")
+            .to_owned();
+        let extra = |h: String| {
+            if accept.is_empty() {
+                h
+            } else {
+                format!("{accept}\r\n{h}")
+            }
+        };
+        let again = get(
+            "/assets/app-Ab12.js",
+            &extra(format!("If-None-Match: {etag}")),
+        );
+        assert_eq!(again.status, 304, "{accept}");
+        assert!(again.body.is_empty());
+        assert_eq!(again.header("etag"), Some(etag.as_str()));
+        let since = get(
+            "/assets/app-Ab12.js",
+            &extra(format!("If-Modified-Since: {modified}")),
+        );
+        assert_eq!(since.status, 304, "{accept}");
+        let other = get(
+            "/assets/app-Ab12.js",
+            &extra("If-None-Match: \"other\"".into()),
+        );
+        assert_eq!(other.status, 200);
+    }
+    // Each encoding is its own representation, with its own tag.
+    let br = get("/", "Accept-Encoding: br");
+    let identity = get("/", "");
+    assert_ne!(br.header("etag"), identity.header("etag"));
+}
+
+#[test]
+fn assets_are_immutable_only_when_they_exist_and_pages_are_no_cache() {
+    assert_eq!(
+        get("/assets/app-Ab12.js", "").header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    let missing = get("/assets/app-Zz99.js", "");
+    assert_eq!(missing.status, 404);
+    // The old server cached this 404 for a year.
+    assert_eq!(missing.header("cache-control"), Some("no-cache"));
+    assert_eq!(get("/", "").header("cache-control"), Some("no-cache"));
+    assert_eq!(
+        get("/contact", "").header("cache-control"),
+        Some("no-cache")
+    );
+}
+
+// --- The binary ----------------------------------------------------------------------
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+}
+
+#[test]
+fn a_missing_build_is_one_clear_line_and_a_failure() {
+    let out = binary()
+        .args(["serve", "--dist", "/nonexistent/dist", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "lathe-site: /nonexistent/dist is not a built site (no index.html and 404.html): run `make build` first\n"
+    );
+}
+
+#[test]
+fn a_port_in_use_is_one_clear_line_and_a_failure() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let dist = fixture().to_str().unwrap();
+    let out = binary()
+        .args(["serve", "--dist", dist, "--port", &port])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("lathe-site: cannot listen on 127.0.0.1:{port}: ")),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn it_listens_on_loopback_by_default_and_stops_gracefully_on_sigterm() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = free.local_addr().unwrap().port();
+    drop(free);
+    let dist = fixture().to_str().unwrap();
+    let mut child = binary()
+        .args(["serve", "--dist", dist, "--port", &port.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = [0_u8; 64];
+    let n = child.stdout.as_mut().unwrap().read(&mut line).unwrap();
+    let said = String::from_utf8_lossy(&line[..n]);
+    assert!(said.contains(&format!("http://127.0.0.1:{port}")), "{said}");
+    assert_eq!(
+        send_to(([127, 0, 0, 1], port).into(), "GET / HTTP/1.1\r\nHost: x").status,
+        200
+    );
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(child.wait().unwrap().success(), "a clean exit on SIGTERM");
+}
+
+#[test]
+fn hsts_is_sent_with_the_flag() {
+    let site = Site::load(fixture(), true).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, site.router()).await.unwrap();
+            });
+    });
+    let reply = send_to(address, "GET /missing HTTP/1.1\r\nHost: x");
+    assert_eq!(
+        reply.header("strict-transport-security"),
+        Some("max-age=63072000; includeSubDomains")
+    );
+}
