@@ -7,6 +7,7 @@
 // - The background in Chromium: microseconds per step (25 shapes), main-thread ms per
 //   animation frame (step + draw), and the core's cold start (fetch + instantiate).
 // - The form with 1 MB pasted into the message: the input event and a validating submit.
+// - The servers: lathe-site beside nginx (deploy/nginx) under wrk, and lathe-site's memory.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -44,6 +45,7 @@ const results = {
   sizes: {},
   background: {},
   form: {},
+  servers: { lines: [], memory: {} },
 };
 
 // Lighthouse, one fresh Chromium per run.
@@ -207,6 +209,42 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
 }
 await browser.close();
 
+// The servers: the site's own (lathe-site) and nginx with deploy/nginx/lathe.conf, side by
+// side on the same files, with wrk: requests per second and p99 latency at 10 and 100
+// connections, and lathe-site's memory idle and at its peak under that load.
+{
+  const nginxPort = 4181;
+  const nginx = spawn(join(root, "deploy/nginx/run-local.sh"), [String(nginxPort), dist], {
+    stdio: "ignore",
+  });
+  process.on("exit", () => nginx.kill());
+  await waitFor(`http://127.0.0.1:${nginxPort}/`);
+  const assets = readdirSync(join(dist, "assets"));
+  const js = assets.find((f) => /^react-dom-.*\.js$/.test(f));
+  const wasm = assets.find((f) => f.endsWith(".wasm"));
+  const paths = ["/", "/contact", `/assets/${js}`, `/assets/${wasm}`];
+  const rss = (field) => {
+    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  };
+  results.servers.memory.idleKB = rss("VmRSS");
+  for (const path of paths) {
+    for (const connections of [10, 100]) {
+      const line = { path, connections };
+      for (const [name, base] of [
+        ["lathe", origin],
+        ["nginx", `http://127.0.0.1:${nginxPort}`],
+      ]) {
+        line[name] = wrk(base + path, connections);
+      }
+      line.ratio = Number((line.lathe.rps / line.nginx.rps).toFixed(2));
+      results.servers.lines.push(line);
+    }
+  }
+  results.servers.memory.peakKB = rss("VmHWM");
+  nginx.kill();
+}
+
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
@@ -216,7 +254,7 @@ writeMeasurements(results, table);
 console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
 server.kill();
 
-function report({ lighthouse: lh, sizes, background: bg, form }) {
+function report({ lighthouse: lh, sizes, background: bg, form, servers }) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
     "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile / FCP <= 1000 ms, LCP <= 1200 ms)",
@@ -240,6 +278,14 @@ function report({ lighthouse: lh, sizes, background: bg, form }) {
     `  input event (React + core)   ${pad(form.inputMs, 7)} ms   (a visible pause: ~100 ms)`,
     `  validating submit            ${pad(form.submitMs, 7)} ms`,
     `  the browser's text layout    ${pad(form.browserLayoutMs, 7)} ms   (Chromium's own, with or without this site)`,
+    "",
+    "Servers, wrk 5 s (targets: lathe-site >= 80 % of nginx's requests/s on every line; p99 < 10 ms at 100 connections)",
+    "path                                   conns   lathe req/s  p99 ms   nginx req/s  p99 ms   lathe/nginx",
+    ...servers.lines.map(
+      (l) =>
+        `${l.path.padEnd(38)} ${pad(l.connections, 5)} ${pad(l.lathe.rps, 13)} ${pad(l.lathe.p99Ms, 7)} ${pad(l.nginx.rps, 13)} ${pad(l.nginx.p99Ms, 7)} ${pad(`${String(Math.round(l.ratio * 100))} %`, 12)}`,
+    ),
+    `lathe-site memory: ${String(servers.memory.idleKB)} KB idle, ${String(servers.memory.peakKB)} KB at its peak under load`,
   ];
   return lines.join("\n");
 }
@@ -283,6 +329,7 @@ function writeMeasurements(results, table) {
     mobileHome?.lcpMs ?? "-",
     mobileHome?.tbtMs ?? "-",
     results.background.frameP95Ms,
+    `${String(Math.round(Math.min(...results.servers.lines.map((l) => l.ratio)) * 100))} %`,
   ].join(" | ");
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(
@@ -302,13 +349,34 @@ ${table}
 
 ## History
 
-| date (UTC) | commit | .wasm gz | \`/\` gz | mobile \`/\` perf | FCP ms | LCP ms | TBT ms | frame p95 ms |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| date (UTC) | commit | .wasm gz | \`/\` gz | mobile \`/\` perf | FCP ms | LCP ms | TBT ms | frame p95 ms | lathe-site/nginx, worst |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${start}
 ${[`| ${row} |`, ...history].join("\n")}
 ${end}
 `,
   );
+}
+
+/** wrk for 5 s on two threads, as a browser asks (brotli first): requests/s and p99 ms. */
+function wrk(url, connections) {
+  const out = execFileSync(
+    "wrk",
+    [
+      "-t2",
+      `-c${String(connections)}`,
+      "-d5s",
+      "--latency",
+      "-H",
+      "Accept-Encoding: br, gzip",
+      url,
+    ],
+    { encoding: "utf8" },
+  );
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const [, value = "0", unit = "ms"] = /99%\s+([\d.]+)(us|ms|s)/.exec(out) ?? [];
+  const p99Ms = Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
+  return { rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)) };
 }
 
 async function waitFor(url) {

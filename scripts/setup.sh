@@ -210,6 +210,16 @@ if ! java -version >/dev/null 2>&1; then
     need "$(hint "Java 17 or newer" "openjdk@17" "java-17-openjdk-headless")"
   fi
 fi
+# nginx with brotli_static, to test the deployment configuration in deploy/nginx; wrk
+# for make bench, which sets the Rust server beside nginx.
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] ||
+  [ ! -f /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || ! command -v wrk >/dev/null; then
+  if has_apt; then
+    apt_install nginx libnginx-mod-http-brotli-static wrk
+  else
+    need "$(hint "nginx with the brotli_static module, and wrk" "nginx wrk (and build ngx_brotli)" "nginx nginx-mod-brotli wrk")"
+  fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   fail "Missing on this $OS $ARCH machine (no apt-get here to install them):" \
     "${missing[@]/#/  - }" "Install them, then run this again."

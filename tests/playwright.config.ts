@@ -7,7 +7,10 @@ const executablePath = process.env.CHROMIUM;
 if (!executablePath) {
   throw new Error("Set CHROMIUM to a Chromium executable, or run the tests through make");
 }
+/** `lathe-site serve`, the site's own server: every test runs against it. */
 const origin = "http://127.0.0.1:4174";
+/** nginx with deploy/nginx/lathe.conf: the tests tagged @deploy run against it too. */
+const nginx = "http://127.0.0.1:4175";
 
 export default defineConfig({
   testDir: ".",
@@ -25,12 +28,23 @@ export default defineConfig({
       args: chromium.args,
     },
   },
-  webServer: {
-    // The production server: the built pages, their headers, 404s.
-    command: `target/release/lathe-site serve --dist web/dist --port ${new URL(origin).port}`,
-    cwd: "..",
-    url: origin,
-    reuseExistingServer: false,
-  },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: [
+    {
+      command: `target/release/lathe-site serve --dist web/dist --port ${new URL(origin).port}`,
+      cwd: "..",
+      url: origin,
+      reuseExistingServer: false,
+    },
+    {
+      command: `deploy/nginx/run-local.sh ${new URL(nginx).port} web/dist`,
+      cwd: "..",
+      url: nginx,
+      reuseExistingServer: false,
+    },
+  ],
+  projects: [
+    { name: "chromium", use: { ...devices["Desktop Chrome"] } },
+    // What any deployment must do (routes, 404, headers, CSP, encodings, caching), on nginx.
+    { name: "nginx", grep: /@deploy/, use: { ...devices["Desktop Chrome"], baseURL: nginx } },
+  ],
 });

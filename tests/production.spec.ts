@@ -135,20 +135,21 @@ test.describe("before the app has loaded", () => {
   });
 });
 
-test("an unknown path is a 404 with a way home; 404.html exists for static hosts", async ({
-  page,
-  request,
-}) => {
-  const response = await page.goto("/no/such/page");
-  expect(response?.status()).toBe(404);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
-  await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
-  await page.getByRole("link", { name: "Go to the home page" }).click();
-  await expect(page).toHaveURL("/");
-  expect((await request.get("/404.html")).status()).toBe(200);
-});
+test(
+  "an unknown path is a 404 with a way home; 404.html exists for static hosts",
+  { tag: "@deploy" },
+  async ({ page, request }) => {
+    const response = await page.goto("/no/such/page");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
+    await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex");
+    await page.getByRole("link", { name: "Go to the home page" }).click();
+    await expect(page).toHaveURL("/");
+    expect((await request.get("/404.html")).status()).toBe(200);
+  },
+);
 
-test("robots.txt and sitemap.xml", async ({ request }) => {
+test("robots.txt and sitemap.xml", { tag: "@deploy" }, async ({ request }) => {
   const robots = await (await request.get("/robots.txt")).text();
   expect(robots).toContain("User-agent: *");
   expect(robots).toContain(`Sitemap: ${site}/sitemap.xml`);
@@ -159,81 +160,91 @@ test("robots.txt and sitemap.xml", async ({ request }) => {
 
 test.describe("security", () => {
   for (const route of [...routes, "/missing"]) {
-    test(`${route} is served with the security headers`, async ({ request }) => {
-      const response = await request.get(route);
-      const headers = response.headers();
-      const csp = headers["content-security-policy"] ?? "";
-      for (const directive of [
-        "default-src 'none'",
-        "script-src 'self' 'wasm-unsafe-eval' 'sha256-",
-        "connect-src 'self'",
-        "style-src 'self'",
-        "img-src 'self'",
-        "font-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "object-src 'none'",
-        "frame-ancestors 'none'",
-      ]) {
-        expect(csp).toContain(directive);
-      }
-      expect(csp).not.toContain("unsafe-inline");
-      expect(headers["x-content-type-options"]).toBe("nosniff");
-      expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
-      expect(headers["permissions-policy"]).toContain("camera=()");
-      expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
-    });
+    test(
+      `${route} is served with the security headers`,
+      { tag: "@deploy" },
+      async ({ request }) => {
+        const response = await request.get(route);
+        const headers = response.headers();
+        const csp = headers["content-security-policy"] ?? "";
+        for (const directive of [
+          "default-src 'none'",
+          "script-src 'self' 'wasm-unsafe-eval' 'sha256-",
+          "connect-src 'self'",
+          "style-src 'self'",
+          "img-src 'self'",
+          "font-src 'self'",
+          "base-uri 'none'",
+          "form-action 'none'",
+          "object-src 'none'",
+          "frame-ancestors 'none'",
+        ]) {
+          expect(csp).toContain(directive);
+        }
+        expect(csp).not.toContain("unsafe-inline");
+        expect(headers["x-content-type-options"]).toBe("nosniff");
+        expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+        expect(headers["permissions-policy"]).toContain("camera=()");
+        expect(headers["cross-origin-opener-policy"]).toBe("same-origin");
+      },
+    );
   }
 
-  test("every page carries the policy as a meta, with the inline scripts' real hashes", async ({
-    request,
-  }) => {
-    for (const route of routes) {
-      const html = await (await request.get(route)).text();
-      const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
-      expect(meta).toContain("script-src 'self' 'wasm-unsafe-eval' 'sha256-");
-      expect(meta).not.toContain("frame-ancestors");
-      // Every inline script (the theme script and the app's loader), and nothing else.
-      const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-      expect(scripts).toHaveLength(2);
-      const hashes = scripts.map(
-        (code) =>
-          `'sha256-${createHash("sha256")
-            .update(code ?? "", "utf8")
-            .digest("base64")}'`,
-      );
-      expect(/script-src ([^;]*)/.exec(meta ?? "")?.[1]).toBe(
-        `'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
-      );
-    }
-  });
+  test(
+    "every page carries the policy as a meta, with the inline scripts' real hashes",
+    { tag: "@deploy" },
+    async ({ request }) => {
+      for (const route of routes) {
+        const html = await (await request.get(route)).text();
+        const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+        expect(meta).toContain("script-src 'self' 'wasm-unsafe-eval' 'sha256-");
+        expect(meta).not.toContain("frame-ancestors");
+        // Every inline script (the theme script and the app's loader), and nothing else.
+        const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+        expect(scripts).toHaveLength(2);
+        const hashes = scripts.map(
+          (code) =>
+            `'sha256-${createHash("sha256")
+              .update(code ?? "", "utf8")
+              .digest("base64")}'`,
+        );
+        expect(/script-src ([^;]*)/.exec(meta ?? "")?.[1]).toBe(
+          `'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
+        );
+      }
+    },
+  );
 
-  test("no page breaks its policy, even while the form works", async ({ page }) => {
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { violations: string[] }).violations = seen;
-      document.addEventListener("securitypolicyviolation", (e) => {
-        seen.push(`${e.violatedDirective} ${e.blockedURI}`);
+  test(
+    "no page breaks its policy, even while the form works",
+    { tag: "@deploy" },
+    async ({ page }) => {
+      await page.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { violations: string[] }).violations = seen;
+        document.addEventListener("securitypolicyviolation", (e) => {
+          seen.push(`${e.violatedDirective} ${e.blockedURI}`);
+        });
       });
-    });
-    const violations = () =>
-      page.evaluate(() => (window as unknown as { violations: string[] }).violations);
-    for (const route of routes) {
-      await page.goto(route);
+      const violations = () =>
+        page.evaluate(() => (window as unknown as { violations: string[] }).violations);
+      for (const route of routes) {
+        await page.goto(route);
+        await coreReady(page);
+        await afterFrames(page, 10);
+        expect(await violations(), route).toEqual([]);
+      }
+      await page.getByRole("button", { name: /Switch to/ }).click();
+      await page.goto("/contact");
       await coreReady(page);
-      await afterFrames(page, 10);
-      expect(await violations(), route).toEqual([]);
-    }
-    await page.getByRole("button", { name: /Switch to/ }).click();
-    await page.goto("/contact");
-    await coreReady(page);
-    await form(page).name.fill("Ada");
-    await form(page).email.fill("ada@example.com");
-    await form(page).message.fill("Hi");
-    await page.getByRole("button", { name: "Request Early Access" }).click();
-    await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible({
-      timeout: 5000,
-    });
-    expect(await violations()).toEqual([]);
-  });
+      await form(page).name.fill("Ada");
+      await form(page).email.fill("ada@example.com");
+      await form(page).message.fill("Hi");
+      await page.getByRole("button", { name: "Request Early Access" }).click();
+      await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible({
+        timeout: 5000,
+      });
+      expect(await violations()).toEqual([]);
+    },
+  );
 });

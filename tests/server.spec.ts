@@ -2,13 +2,17 @@ import { expect, test } from "@playwright/test";
 
 // make start's server (server/, `lathe-site serve`), as a client sees it.
 test.describe("the server", () => {
-  test("serves clean URLs, with and without a trailing slash", async ({ request }) => {
-    for (const path of ["/contact", "/contact/", "/gdpr", "/terms/", "/"]) {
-      const response = await request.get(path);
-      expect(response.status(), path).toBe(200);
-      expect(response.headers()["content-type"]).toBe("text/html; charset=utf-8");
-    }
-  });
+  test(
+    "serves clean URLs, with and without a trailing slash",
+    { tag: "@deploy" },
+    async ({ request }) => {
+      for (const path of ["/contact", "/contact/", "/gdpr", "/terms/", "/"]) {
+        const response = await request.get(path);
+        expect(response.status(), path).toBe(200);
+        expect(response.headers()["content-type"]).toBe("text/html; charset=utf-8");
+      }
+    },
+  );
 
   test("never serves a file outside the site", async ({ request }) => {
     // The client may tidy some of these before sending them: either way, nothing leaks.
@@ -35,27 +39,56 @@ test.describe("the server", () => {
     expect(post.headers().allow).toBe("GET, HEAD");
   });
 
-  test("sends wasm as application/wasm, compressed, and assets as immutable", async ({
-    request,
-  }) => {
-    const html = await (await request.get("/")).text();
-    const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
-    const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
-    expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
-    expect(js.headers()["content-encoding"]).toBe("gzip");
-    // The core's chunk is imported by one of the files the page's loader asks for.
-    const files = [...html.matchAll(/["'`](\/assets\/[\w-]+\.js)["'`]/g)].map((m) => m[1] ?? "");
-    const sources = await Promise.all(files.map(async (f) => (await request.get(f)).text()));
-    const core = /assets\/lathe_core-[\w-]+\.js/.exec(sources.join("\n"))?.[0] ?? "";
-    expect(core).not.toBe("");
-    const chunk = await (await request.get(`/${core}`)).text();
-    const wasmPath = /\/assets\/lathe_core_bg-[\w-]+\.wasm/.exec(chunk)?.[0] ?? "";
-    const wasm = await request.get(wasmPath, { headers: { "Accept-Encoding": "br, gzip" } });
-    expect(wasm.status()).toBe(200);
-    expect(wasm.headers()["content-type"]).toBe("application/wasm");
-    expect(wasm.headers()["content-encoding"]).toBe("br");
-    expect(wasm.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
-    const listing = await request.get("/");
-    expect(listing.headers()["cache-control"]).toBe("no-cache");
-  });
+  test(
+    "sends wasm as application/wasm, compressed, and assets as immutable",
+    { tag: "@deploy" },
+    async ({ request }) => {
+      const html = await (await request.get("/")).text();
+      const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
+      const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
+      expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+      expect(js.headers()["content-encoding"]).toBe("gzip");
+      // The core's chunk is imported by one of the files the page's loader asks for.
+      const files = [...html.matchAll(/["'`](\/assets\/[\w-]+\.js)["'`]/g)].map((m) => m[1] ?? "");
+      const sources = await Promise.all(files.map(async (f) => (await request.get(f)).text()));
+      const core = /assets\/lathe_core-[\w-]+\.js/.exec(sources.join("\n"))?.[0] ?? "";
+      expect(core).not.toBe("");
+      const chunk = await (await request.get(`/${core}`)).text();
+      const wasmPath = /\/assets\/lathe_core_bg-[\w-]+\.wasm/.exec(chunk)?.[0] ?? "";
+      const wasm = await request.get(wasmPath, { headers: { "Accept-Encoding": "br, gzip" } });
+      expect(wasm.status()).toBe(200);
+      expect(wasm.headers()["content-type"]).toBe("application/wasm");
+      expect(wasm.headers()["content-encoding"]).toBe("br");
+      expect(wasm.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+      const listing = await request.get("/");
+      expect(listing.headers()["cache-control"]).toBe("no-cache");
+    },
+  );
+
+  test(
+    "bodies are the same in every encoding; missing assets are not cached",
+    { tag: "@deploy" },
+    async ({ request }) => {
+      const html = await (await request.get("/")).text();
+      const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
+      for (const path of ["/", "/contact", script]) {
+        const bodies = [];
+        for (const encoding of ["br", "gzip", "identity"]) {
+          const response = await request.get(path, { headers: { "Accept-Encoding": encoding } });
+          expect(response.headers()["content-encoding"] ?? "identity", path).toBe(encoding);
+          expect(response.headers().vary?.toLowerCase(), path).toContain("accept-encoding");
+          bodies.push(await response.body()); // decoded by the client
+        }
+        expect(bodies[0]?.equals(bodies[2] ?? Buffer.alloc(0)), path).toBe(true);
+        expect(bodies[1]?.equals(bodies[2] ?? Buffer.alloc(0)), path).toBe(true);
+      }
+      const missing = await request.get("/assets/index-missing.js");
+      expect(missing.status()).toBe(404);
+      expect(missing.headers()["cache-control"]).toBe("no-cache");
+      const etag = (await request.get("/contact")).headers().etag ?? "";
+      expect(etag).not.toBe("");
+      const again = await request.get("/contact", { headers: { "If-None-Match": etag } });
+      expect(again.status()).toBe(304);
+    },
+  );
 });

@@ -66,12 +66,14 @@ test("without apt-get, what is missing is listed with how to get it, then it sto
     "chromium-browser",
     "chromedriver",
     "java",
+    "wrk",
   ]);
   const run = setup({ PATH: bin, CHROMIUM: "" });
   assert.equal(run.status, 1, run.stdout + run.stderr);
   assert.match(run.stderr, /Missing on this \S+ \S+ machine \(no apt-get here to install them\)/);
   assert.match(run.stderr, /Chromium and chromedriver: .*then set CHROMIUM/);
   assert.match(run.stderr, /Java 17 or newer: /);
+  assert.match(run.stderr, /nginx with the brotli_static module, and wrk: /);
   rmSync(bin, { recursive: true });
 });
 

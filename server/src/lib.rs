@@ -12,6 +12,7 @@
 
 pub mod compress;
 pub mod headers;
+pub mod memory;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,10 +23,19 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
+use std::convert::Infallible;
+
+use axum::http::Uri;
 use tower::ServiceExt;
-use tower_http::services::{ServeDir, ServeFile};
+use tower::util::BoxCloneSyncService;
+use tower_http::services::ServeDir;
 
 use crate::headers::{HSTS, Rule};
+use crate::memory::Memory;
+
+/// A service answering with one page whatever is asked: the 404 page.
+type Page = BoxCloneSyncService<Request, Response, Infallible>;
 
 /// What a site needs before it can be served.
 #[derive(Debug)]
@@ -36,6 +46,8 @@ pub enum LoadError {
     Headers(PathBuf, std::io::Error),
     /// `_headers` could not be understood.
     HeadersSyntax(PathBuf, headers::ParseError),
+    /// The build could not be read.
+    Read(PathBuf, std::io::Error),
 }
 
 impl std::fmt::Display for LoadError {
@@ -48,6 +60,7 @@ impl std::fmt::Display for LoadError {
             ),
             LoadError::Headers(path, e) => write!(f, "cannot read {}: {e}", path.display()),
             LoadError::HeadersSyntax(path, e) => write!(f, "{}: {e}", path.display()),
+            LoadError::Read(dist, e) => write!(f, "cannot read {}: {e}", dist.display()),
         }
     }
 }
@@ -58,11 +71,12 @@ impl std::error::Error for LoadError {}
 #[derive(Debug)]
 pub struct Site {
     dist: PathBuf,
+    files: Memory,
     rules: Vec<Rule>,
 }
 
 impl Site {
-    /// Reads the build at `dist`. Without `hsts`, `Strict-Transport-Security` is left out
+    /// Reads the build at `dist`, every file into memory. Without `hsts`, `Strict-Transport-Security` is left out
     /// of the headers: it belongs to deployments behind TLS.
     ///
     /// # Errors
@@ -81,19 +95,30 @@ impl Site {
                 rule.headers.retain(|(name, _)| name != HSTS);
             }
         }
+        let files = Memory::load(dist).map_err(|e| LoadError::Read(dist.to_owned(), e))?;
         Ok(Self {
             dist: dist.to_owned(),
+            files,
             rules,
         })
     }
 
     /// The service: files, behind [`guard`] and [`add_headers`].
     pub fn router(self) -> Router {
-        let not_found = ServeFile::new(self.dist.join("404.html"))
-            .precompressed_br()
-            .precompressed_gzip();
-        let files = ServeDir::new(&self.dist)
-            .precompressed_br()
+        let serve = || {
+            ServeDir::with_backend(&self.dist, self.files.clone())
+                .precompressed_br()
+                .precompressed_gzip()
+        };
+        let not_found: Page = BoxCloneSyncService::new(
+            serve()
+                .map_request(|mut request: Request| {
+                    *request.uri_mut() = Uri::from_static("/404.html");
+                    request
+                })
+                .map_response(IntoResponse::into_response),
+        );
+        let files = serve()
             .precompressed_gzip()
             .append_index_html_on_directories(true)
             .redirect_to_trailing_slash(false)
@@ -104,6 +129,25 @@ impl Site {
             .layer(middleware::from_fn_with_state(not_found, guard))
             .layer(middleware::from_fn_with_state(rules, add_headers))
     }
+}
+
+/// Serves `site` on `listener` until `stop` resolves, then finishes the requests under way.
+///
+/// # Errors
+/// The listener failing.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    site: Site,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    // Without TCP_NODELAY, a response written in two parts waits for the client's delayed
+    // acknowledgement: 40 ms a request on a kept-alive connection.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, site.router())
+        .with_graceful_shutdown(stop)
+        .await
 }
 
 /// Why a request target is refused before any file is looked for.
@@ -165,7 +209,7 @@ fn percent_decode(path: &str) -> Result<String, ()> {
 
 /// Refuses what is not a plain `GET` or `HEAD` of a plain path; a hidden file is
 /// answered as a missing one, with the 404 page.
-pub async fn guard(State(not_found): State<ServeFile>, request: Request, next: Next) -> Response {
+pub async fn guard(State(not_found): State<Page>, request: Request, next: Next) -> Response {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         let mut response =
             (StatusCode::METHOD_NOT_ALLOWED, "405 Method Not Allowed\n").into_response();

@@ -89,8 +89,7 @@ async fn serve(dist: &std::path::Path, address: SocketAddr, hsts: bool) -> Resul
         .await
         .map_err(|e| format!("cannot listen on {address}: {e}"))?;
     println!("serving {} on http://{address}", dist.display());
-    axum::serve(listener, site.router())
-        .with_graceful_shutdown(stopped())
+    lathe_site::serve(listener, site, stopped())
         .await
         .map_err(|e| format!("server error: {e}"))
 }

@@ -63,7 +63,9 @@ fn server() -> SocketAddr {
                 .unwrap()
                 .block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                    axum::serve(listener, site.router()).await.unwrap();
+                    lathe_site::serve(listener, site, std::future::pending())
+                        .await
+                        .unwrap();
                 });
         });
         address
@@ -406,7 +408,9 @@ fn hsts_is_sent_with_the_flag() {
             .unwrap()
             .block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                axum::serve(listener, site.router()).await.unwrap();
+                lathe_site::serve(listener, site, std::future::pending())
+                    .await
+                    .unwrap();
             });
     });
     let reply = send_to(address, "GET /missing HTTP/1.1\r\nHost: x");

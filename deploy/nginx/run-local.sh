@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs nginx in the foreground with deploy/nginx/lathe.conf on a built site, on loopback:
+# what the tests use (the "nginx" Playwright project), and a way to try the configuration.
+#   deploy/nginx/run-local.sh [PORT] [DIST]    (defaults: 4175, web/dist)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+port=${1:-4175}
+dist=$(cd "${2:-web/dist}" && pwd)
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+modules=/usr/lib/nginx/modules
+[ -x "$nginx" ] || { echo "run-local: nginx is not installed (make setup installs it)" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/snippets"
+target/release/lathe-site nginx-headers --dist "$dist" >"$work/snippets/lathe-headers.conf"
+# The configuration as committed, with only its address and folders put in.
+sed -e "s|listen 80;|listen 127.0.0.1:$port;|" \
+  -e "s|root /var/www/lathe;|root $dist;|" \
+  -e "s|include snippets/|include $work/snippets/|" \
+  deploy/nginx/lathe.conf >"$work/lathe.conf"
+cat >"$work/nginx.conf" <<CONF
+$( [ "$(id -u)" -eq 0 ] && echo "user root;" )
+load_module $modules/ngx_http_brotli_static_module.so;
+worker_processes 2;
+daemon off;
+pid $work/nginx.pid;
+error_log stderr warn;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  client_body_temp_path $work/body;
+  proxy_temp_path $work/proxy;
+  fastcgi_temp_path $work/fastcgi;
+  uwsgi_temp_path $work/uwsgi;
+  scgi_temp_path $work/scgi;
+  include $work/lathe.conf;
+}
+CONF
+"$nginx" -t -q -c "$work/nginx.conf" -p "$work"
+exec "$nginx" -c "$work/nginx.conf" -p "$work"
