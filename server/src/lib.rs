@@ -95,12 +95,12 @@ impl Site {
                 rule.headers.retain(|(name, _)| name != HSTS);
             }
         }
-        let files = Memory::load(dist).map_err(|e| LoadError::Read(dist.to_owned(), e))?;
-        Ok(Self {
-            dist: dist.to_owned(),
-            files,
-            rules,
-        })
+        // Absolute: ServeDir asks for `./dist/...` when given a relative folder, and the
+        // files must be found under the names it asks for.
+        let read = |e| LoadError::Read(dist.to_owned(), e);
+        let dist = dist.canonicalize().map_err(read)?;
+        let files = Memory::load(&dist).map_err(read)?;
+        Ok(Self { dist, files, rules })
     }
 
     /// The service: files, behind [`guard`] and [`add_headers`].

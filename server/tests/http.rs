@@ -375,26 +375,44 @@ fn it_listens_on_loopback_by_default_and_stops_gracefully_on_sigterm() {
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = free.local_addr().unwrap().port();
     drop(free);
-    let dist = fixture().to_str().unwrap();
-    let mut child = binary()
-        .args(["serve", "--dist", dist, "--port", &port.to_string()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    // A relative --dist, as `make start` gives it.
+    let dist = fixture().file_name().unwrap().to_str().unwrap();
+    let mut child = Running(
+        binary()
+            .current_dir(fixture().parent().unwrap())
+            .args(["serve", "--dist", dist, "--port", &port.to_string()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = [0_u8; 64];
-    let n = child.stdout.as_mut().unwrap().read(&mut line).unwrap();
+    let n = child.0.stdout.as_mut().unwrap().read(&mut line).unwrap();
     let said = String::from_utf8_lossy(&line[..n]);
     assert!(said.contains(&format!("http://127.0.0.1:{port}")), "{said}");
-    assert_eq!(
-        send_to(([127, 0, 0, 1], port).into(), "GET / HTTP/1.1\r\nHost: x").status,
-        200
-    );
+    for target in ["/", "/contact"] {
+        let head = format!("GET {target} HTTP/1.1\r\nHost: x");
+        assert_eq!(
+            send_to(([127, 0, 0, 1], port).into(), &head).status,
+            200,
+            "{target}"
+        );
+    }
     let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &child.0.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    assert!(child.wait().unwrap().success(), "a clean exit on SIGTERM");
+    assert!(child.0.wait().unwrap().success(), "a clean exit on SIGTERM");
+}
+
+/// A server process, killed if a test fails before it stops it.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 #[test]

@@ -86,9 +86,16 @@ type Package = typeof import("lathe-core");
 
 let loading: Promise<Core> | undefined;
 
-/** Loads the core once; every caller shares the same promise. */
+/**
+ * Loads the core once; every caller shares the same promise. A core that cannot load
+ * (blocked, an old browser) is said once on the console, with its cause: some engines
+ * (WebKit, when a policy blocks the wasm) report nothing else at all.
+ */
 export function loadCore(): Promise<Core> {
-  loading ??= import("lathe-core").then(createCore);
+  loading ??= import("lathe-core").then(createCore, (cause: unknown) => {
+    console.error("Lathe: the wasm core could not load; the form cannot be sent.", cause);
+    throw cause;
+  });
   return loading;
 }
 

@@ -29,6 +29,13 @@ export interface WaitlistFormHandle extends WaitlistFormView {
   readonly submit: () => SubmitResult | null;
 }
 
+/**
+ * The longest the form sleeps at once while it waits for its next transition. Firefox may
+ * fire a timer up to an eighth of its delay late (a 5 s timer: up to 625 ms) to batch
+ * wake-ups; in steps of 100 ms, a transition is never more than ~12 ms late.
+ */
+const MAX_SLEEP_MS = 100;
+
 /** The draft is written this long after typing pauses, and on leaving the page. */
 const DRAFT_SAVE_DELAY_MS = 300;
 
@@ -77,15 +84,17 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     const form = formRef.current;
     if (!form || wakeAt === null) return;
     let timer: ReturnType<typeof setTimeout>;
-    const wake = () => {
-      if (form.tick(performance.now())) {
-        setView(form.state());
-      } else {
-        // Woken a little early (timer or clock rounding): sleep the rest.
-        timer = setTimeout(wake, Math.max(1, wakeAt - performance.now()));
-      }
+    // Woken early (a timer, clock rounding), sleep again; never more than MAX_SLEEP_MS at
+    // once, so that a browser that fires long timers late lands within a few ms of wakeAt.
+    const sleep = () => {
+      timer = setTimeout(wake, Math.min(MAX_SLEEP_MS, Math.max(0, wakeAt - performance.now())));
     };
-    timer = setTimeout(wake, Math.max(0, wakeAt - performance.now()));
+    const wake = () => {
+      const now = performance.now();
+      if (now < wakeAt) sleep();
+      else if (form.tick(now)) setView(form.state());
+    };
+    sleep();
     return () => {
       clearTimeout(timer);
     };

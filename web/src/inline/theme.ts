@@ -1,7 +1,9 @@
 // Inlined into every page's <head> by the build (see vite.config.ts), and run before the
-// first paint: no flash of the wrong theme, and links to nowhere stay put before the app
-// has loaded. It imports only constants, so the inlined script stays a few hundred bytes.
+// first paint: no flash of the wrong theme, links to nowhere stay put before the app has
+// loaded, and the page's errors are recorded (./errors.ts). It imports only constants, so
+// the inlined script stays well under a kilobyte.
 import { type Theme, systemDarkQuery, themeStorageKey, themes } from "../content/theme";
+import "./errors";
 
 function savedTheme(): Theme | null {
   try {
