@@ -77,10 +77,12 @@ test-setup: | setup ## The set-up's messages: an old Node, a machine without apt
 test-rust: | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
 	$(RUST) cargo test --all-targets
 
-test-wasm: | setup ## The wasm boundary in headless Chromium
+test-wasm: | setup ## The wasm boundary in headless Chromium and Firefox
 	node scripts/webdriver-json.mjs > .tools/webdriver.json
 	WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
 	  CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome core --test web
+	WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
+	  GECKODRIVER="$$(command -v geckodriver)" $(RUST) wasm-pack test --headless --firefox core --test web
 
 test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web
@@ -89,7 +91,7 @@ test-html: build ## The W3C Nu HTML Checker on every built page: no error
 	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist
 	@echo "vnu: $$(find web/dist -name '*.html' | wc -l | tr -d ' ') pages, no error"
 
-test-e2e: build ## Playwright against the production build in Chromium
+test-e2e: build ## Playwright against the production build: Chromium, nginx, then Firefox and WebKit
 	npm test -w tests
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/

@@ -24,6 +24,7 @@ export RUSTUP_AUTO_INSTALL=0
 
 # Pinned tool versions. WASM_BINDGEN must equal the wasm-bindgen crate pin in core/Cargo.toml.
 WASM_PACK_VERSION=0.15.1
+GECKODRIVER_VERSION=0.37.1
 WASM_BINDGEN_VERSION=$(sed -n 's/^wasm-bindgen = { version = "=\([0-9.]*\)".*/\1/p' core/Cargo.toml)
 PINNED_TOOLCHAIN=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
 FALLBACK_TOOLCHAIN=lathe-wasm
@@ -190,6 +191,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 cargo_install wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
 # Not --locked: its lock names a webpki-roots version some registry mirrors lack.
 cargo_install wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
+# The driver for Firefox (not a Debian package).
+cargo_install geckodriver geckodriver "$GECKODRIVER_VERSION" --locked
 
 # --- Browsers and Java -----------------------------------------------------------------
 # Chromium and its driver, for wasm-pack's browser tests and Playwright. CHROMIUM names
@@ -200,6 +203,16 @@ if [ -z "$chromium" ] || ! command -v chromedriver >/dev/null; then
     apt_install chromium chromium-driver
   else
     need "$(hint "Chromium and chromedriver" "--cask chromium && brew install chromedriver" "chromium chromedriver"), then set CHROMIUM to the browser's executable"
+  fi
+fi
+# Firefox ESR and WebKitGTK's WebDriver (Safari's engine), with Xvfb for WebKitGTK, which
+# has no headless mode; geckodriver comes from crates.io below.
+if ! command -v firefox-esr >/dev/null && [ -z "${FIREFOX:-}" ] || ! command -v WebKitWebDriver >/dev/null ||
+  ! command -v Xvfb >/dev/null; then
+  if has_apt; then
+    apt_install firefox-esr webkit2gtk-driver xvfb
+  else
+    need "$(hint "Firefox, and WebKitGTK's WebDriver with Xvfb (Linux only)" "--cask firefox (WebKitGTK: none on macOS; use Linux)" "firefox webkitgtk6.0 xorg-x11-server-Xvfb"), then set FIREFOX to Firefox's executable"
   fi
 fi
 # Java for the W3C Nu HTML Checker (vnu-jar, from npm).

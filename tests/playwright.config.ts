@@ -43,8 +43,17 @@ export default defineConfig({
     },
   ],
   projects: [
-    { name: "chromium", use: { ...devices["Desktop Chrome"] } },
+    { name: "chromium", testIgnore: "engines.spec.ts", use: { ...devices["Desktop Chrome"] } },
     // What any deployment must do (routes, 404, headers, CSP, encodings, caching), on nginx.
-    { name: "nginx", grep: /@deploy/, use: { ...devices["Desktop Chrome"], baseURL: nginx } },
+    {
+      name: "nginx",
+      grep: /@deploy/,
+      testIgnore: "engines.spec.ts",
+      use: { ...devices["Desktop Chrome"], baseURL: nginx },
+    },
+    // The tour every engine must pass, over WebDriver (tests/engines/driver.ts). One engine
+    // at a time, after the rest: its timings are real, and a busy machine would blur them.
+    { name: "firefox", testMatch: "engines.spec.ts", dependencies: ["chromium", "nginx"] },
+    { name: "webkit", testMatch: "engines.spec.ts", dependencies: ["firefox"] },
   ],
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { afterFrames, coreReady, form, routes, watch } from "./helpers";
+import { afterFrames, coreReady, form, holdAppScript, routes, watch } from "./helpers";
 
 test.describe("when the wasm core cannot load", () => {
   test.beforeEach(async ({ page }) => {
@@ -183,4 +183,35 @@ test("tiny and huge viewports cause no error", async ({ page }) => {
   await page.goto("/contact");
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   watcher.expectClean();
+});
+
+test("a browser too old for the app gets the page, readable, and the form says what to do", async ({
+  page,
+}) => {
+  // As in a browser without WebAssembly whose JavaScript is too old for the app to start:
+  // only the inlined pre-paint script runs.
+  await page.addInitScript(() => {
+    Reflect.deleteProperty(window, "WebAssembly");
+  });
+  const release = await holdAppScript(page);
+  await page.goto("/contact");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  const note = page.getByText("This browser is too old to send the form");
+  await expect(note).toBeVisible();
+  await expect(note.getByRole("link", { name: "hello@example.com" })).toHaveAttribute(
+    "href",
+    "mailto:hello@example.com",
+  );
+  await expect(form(page).submit).toBeDisabled();
+  // Where the app does start, the core's absence says the same, and the note gives way.
+  release();
+  await expect(page.getByRole("alert")).toContainText("The form can't be sent right now");
+  await expect(note).toHaveCount(0);
+});
+
+test("a current browser never sees the old-browser note", async ({ page }) => {
+  await page.goto("/contact");
+  await coreReady(page);
+  await expect(page.getByText("This browser is too old to send the form")).toBeHidden();
+  await expect(page.locator("html")).not.toHaveAttribute("data-unsupported");
 });

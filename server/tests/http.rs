@@ -93,9 +93,17 @@ fn send_to(address: SocketAddr, head: &str) -> Reply {
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    write!(stream, "{head}\r\nConnection: close\r\n\r\n").unwrap();
+    // A server may answer a malformed request line and close before the rest has been
+    // written (a broken pipe here); what it said is still there to read.
+    let _ = stream.write_all(format!("{head}\r\nConnection: close\r\n\r\n").as_bytes());
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
+    let mut chunk = [0_u8; 16 * 1024];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+        }
+    }
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

@@ -161,6 +161,12 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
               {(describedBy) => control(spec, describedBy)}
             </FormField>
           ))}
+          {!unavailable && (
+            // Hidden unless the pre-paint script found the browser unable to run the app.
+            <p className="form-unsupported">
+              {formText.unsupported} <a href={`mailto:${company.email}`}>{company.email}</a>.
+            </p>
+          )}
           {unavailable && (
             <p ref={unavailableRef} className="form-unavailable" role="alert" tabIndex={-1}>
               {formText.unavailable} <a href={`mailto:${company.email}`}>{company.email}</a>.

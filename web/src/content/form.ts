@@ -32,6 +32,8 @@ export const formText = {
   requiredNote: "Fields marked * are required. Please include a message too.",
   unavailable:
     "The form can't be sent right now. Everything you typed is still here: please copy it and email us at",
+  unsupported:
+    "This browser is too old to send the form (it needs Chrome or Edge 97, Firefox 102 or Safari 16, or newer). Everything on the page can still be read; to join the waitlist, email us at",
   thankYouHeading: "Thank you!",
   thankYouBody: "You're on the list. We'll email you when your early-access invitation is ready.",
 } as const;

@@ -18,6 +18,13 @@ const theme: Theme = savedTheme() ?? (matchMedia(systemDarkQuery).matches ? "dar
 document.documentElement.dataset.theme = theme;
 document.documentElement.style.colorScheme = theme;
 
+// A browser the app cannot run in (no WebAssembly, or older than the ES2022 the app is
+// built for: findLast came with Chrome 97, Firefox 104, Safari 15.4) is told so by the
+// form at once (CSS shows the prerendered note), instead of a button that never wakes.
+if (typeof WebAssembly !== "object" || !("findLast" in Array.prototype)) {
+  document.documentElement.dataset.unsupported = "";
+}
+
 // Links that go nowhere yet (href="#", the footer's Support) stay where they are.
 document.addEventListener("click", (event) => {
   if (event.target instanceof Element && event.target.closest('a[href="#"]')) {

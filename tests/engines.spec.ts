@@ -1,0 +1,232 @@
+// The tour every engine must pass: Firefox ESR (Gecko) and WebKitGTK (WebKit, Safari's
+// engine) over WebDriver. Chromium runs the whole Playwright suite; these are the
+// scenarios where engines disagree most, written once and run in both (the projects
+// "firefox" and "webkit" in playwright.config.ts). Errors are read from the page's own
+// record (window.latheErrors), since WebKit's console cannot be read through its driver.
+import { test as base, expect } from "@playwright/test";
+import { By, Key, type WebDriver, type WebElement } from "selenium-webdriver";
+import { type Engine, type Session, startSession } from "./engines/driver";
+import { routes } from "./helpers";
+
+const test = base.extend<
+  { driver: WebDriver; url: (path: string) => string },
+  { session: Session }
+>({
+  session: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a function destructures
+    async ({}, use, worker) => {
+      const session = await startSession(worker.project.name as Engine);
+      await use(session);
+      await session.close();
+    },
+    { scope: "worker" },
+  ],
+  driver: async ({ session }, use) => {
+    await use(session.driver);
+  },
+  url: async ({ baseURL }, use) => {
+    await use((path) => new URL(path, baseURL).href);
+  },
+});
+test.describe.configure({ mode: "serial" });
+
+const headings: Record<(typeof routes)[number], string> = {
+  "/": "Chat with AI to Build Apps",
+  "/contact": "Get Early Access",
+  "/gdpr": "GDPR Compliance Policy",
+  "/terms": "Terms of Service",
+};
+
+/** Polls `read` in the page until `done` holds (10 s at most). */
+async function until<T>(driver: WebDriver, read: () => Promise<T>, done: (value: T) => boolean) {
+  let last: T | undefined;
+  await driver
+    .wait(async () => {
+      last = await read();
+      return done(last);
+    }, 10_000)
+    .catch(() => {
+      throw new Error(`gave up waiting; last value: ${JSON.stringify(last)}`);
+    });
+  return last as T;
+}
+
+const script = <T>(driver: WebDriver, code: string, ...args: unknown[]) =>
+  driver.executeScript<T>(code, ...args);
+
+/** The page's recorded errors: uncaught, rejected, CSP violations, console.error. */
+const errors = (driver: WebDriver) =>
+  script<string[] | null>(driver, "return window.latheErrors ?? null");
+
+/** Hydrated: the theme toggle, disabled in the prerendered HTML, works. */
+const hydrated = (driver: WebDriver) =>
+  until(
+    driver,
+    () => script<boolean>(driver, 'return !document.querySelector(".theme-toggle").disabled'),
+    Boolean,
+  );
+
+const canvasImage = (driver: WebDriver) =>
+  script<string>(driver, 'return document.querySelector("canvas.background-canvas").toDataURL()');
+
+/** Clicks as a visitor would, after bringing the element into view at once (smooth
+ * scrolling would leave it "not interactable" for a moment). */
+async function click(driver: WebDriver, element: WebElement) {
+  await driver.executeScript(
+    'arguments[0].scrollIntoView({ block: "center", behavior: "instant" })',
+    element,
+  );
+  await element.click();
+}
+
+/** Replaces a field's text as a visitor would: select it all, delete it, type. */
+async function fill(driver: WebDriver, element: WebElement, text: string) {
+  await click(driver, element);
+  await element.sendKeys(Key.chord(Key.CONTROL, "a"), Key.BACK_SPACE);
+  if (text) await element.sendKeys(text);
+}
+
+for (const route of routes) {
+  test(`${route}: renders, hydrates, loads the core and moves the background, with no error`, async ({
+    driver,
+    url,
+  }) => {
+    await driver.get(url(route));
+    expect(await driver.findElement(By.css("h1")).getText()).toBe(headings[route]);
+    await hydrated(driver);
+    const count = await until(
+      driver,
+      () =>
+        script<string | null>(
+          driver,
+          'return document.querySelector("canvas").dataset.shapeCount ?? null',
+        ),
+      (value) => value !== null,
+    );
+    expect(count).toBe(route === "/" ? "25" : "18");
+    const first = await canvasImage(driver);
+    await until(
+      driver,
+      () => canvasImage(driver),
+      (now) => now !== first,
+    );
+    expect(await errors(driver)).toEqual([]);
+  });
+}
+
+test("the form: every message, then Submitting... for 2 s and the thank-you for 5 s, on time", async ({
+  driver,
+  url,
+}) => {
+  await driver.get(url("/contact"));
+  await hydrated(driver);
+  const field = (label: string) =>
+    driver.findElement(
+      By.xpath(
+        `//label[starts-with(normalize-space(.), "${label}")]/following::*[self::input or self::textarea][1]`,
+      ),
+    );
+  const submit = () => driver.findElement(By.css("form.waitlist-form button[type=submit]"));
+  const messages = () =>
+    script<string[]>(
+      driver,
+      'return [...document.querySelectorAll(".field-error")].map((e) => e.textContent.replace(/^\\W+/, ""))',
+    );
+  await until(driver, () => submit().then((b) => b.isEnabled()), Boolean);
+
+  await click(driver, await submit());
+  expect(await until(driver, messages, (m) => m.length === 3)).toEqual([
+    "Full name is required",
+    "Email address is required",
+    "Message is required",
+  ]);
+  await fill(driver, await field("Full name"), "Ada Lovelace");
+  await fill(driver, await field("Message"), "An app for my bakery.");
+  for (const email of ["ada@example", " ada@example.com", "ada@example.com "]) {
+    const input = await field("Email address");
+    await fill(driver, input, email);
+    expect(await input.getAttribute("value")).toBe(email);
+    await click(driver, await submit());
+    expect(await until(driver, messages, (m) => m.length === 1)).toEqual([
+      "Please enter a valid email address",
+    ]);
+  }
+  await fill(driver, await field("Email address"), "ada@example.com");
+
+  // Times taken in the page, as the transitions happen.
+  await script(
+    driver,
+    `const times = (window.formTimes = {});
+     document.querySelector("form.waitlist-form").addEventListener("submit", () => { times.submitted = performance.now(); }, { capture: true });
+     new MutationObserver(() => {
+       if (!times.panel && document.querySelector(".thank-you")) times.panel = performance.now();
+       if (times.panel && !times.reset && document.querySelector("form.waitlist-form")) times.reset = performance.now();
+     }).observe(document.body, { childList: true, subtree: true });`,
+  );
+  await click(driver, await submit());
+  const button = await submit();
+  expect(await button.getText()).toBe("Submitting...");
+  expect(await button.isEnabled()).toBe(false);
+  const times = await until(
+    driver,
+    () =>
+      script<{ submitted?: number; panel?: number; reset?: number }>(
+        driver,
+        "return window.formTimes",
+      ),
+    (t) => t.reset !== undefined,
+  );
+  const { submitted = 0, panel = 0, reset = 0 } = times;
+  // On time, in every engine: not early, and late by a few tens of milliseconds at most.
+  expect(panel - submitted).toBeGreaterThanOrEqual(2000);
+  expect(panel - submitted).toBeLessThan(2060);
+  expect(reset - panel).toBeGreaterThanOrEqual(5000);
+  expect(reset - panel).toBeLessThan(5060);
+  expect(await (await field("Full name")).getAttribute("value")).toBe("");
+  expect(await errors(driver)).toEqual([]);
+});
+
+test("the theme toggle switches, and the choice survives a reload", async ({ driver, url }) => {
+  await driver.get(url("/"));
+  await hydrated(driver);
+  const theme = () => script<string>(driver, "return document.documentElement.dataset.theme");
+  const before = await theme();
+  await click(driver, await driver.findElement(By.css(".theme-toggle")));
+  const after = await until(driver, theme, (t) => t !== before);
+  expect(await script(driver, 'return localStorage.getItem("theme")')).toBe(after);
+  await driver.navigate().refresh();
+  expect(await theme()).toBe(after);
+  await script(driver, "localStorage.clear()");
+});
+
+test("Learn More scrolls to the features", async ({ driver, url }) => {
+  await driver.get(url("/"));
+  await hydrated(driver);
+  await (await driver.findElement(By.linkText("Learn More"))).click();
+  const top = await until(
+    driver,
+    () =>
+      script<number>(
+        driver,
+        'return Math.round(document.getElementById("features").getBoundingClientRect().top)',
+      ),
+    (t) => Math.abs(t) < 100,
+  );
+  expect(Math.abs(top)).toBeLessThan(100);
+});
+
+test("narrow screens: no sideways scrolling", async ({ driver, session, url }) => {
+  await session.resize(320, 640);
+  for (const route of routes) {
+    await driver.get(url(route));
+    await hydrated(driver);
+    const { width, scroll } = await script<{ width: number; scroll: number }>(
+      driver,
+      "return { width: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth }",
+    );
+    // Firefox's viewport is 320 px; WebKitGTK's window stops shrinking near 450 px.
+    expect(width).toBeLessThanOrEqual(500);
+    expect(scroll, route).toBeLessThanOrEqual(width);
+  }
+  await session.resize(1280, 900);
+});
