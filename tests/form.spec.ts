@@ -184,3 +184,13 @@ test("leaving mid-submit and coming back finds an idle form and no error", async
   await expect(form(page).name).toHaveValue("");
   watcher.expectClean();
 });
+
+test("a privacy notice beneath the button says who keeps what, how long, and links the policy", async ({
+  page,
+}) => {
+  const notice = page.locator(".form-privacy");
+  await expect(notice).toContainText("Lathe Holdings Ltd keeps what you send here");
+  await expect(notice).toContainText("for 2 years after our last contact");
+  await notice.getByRole("link", { name: "GDPR Compliance Policy" }).click();
+  await expect(page).toHaveURL("/gdpr");
+});

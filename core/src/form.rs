@@ -19,6 +19,9 @@ use crate::validation::{
 pub const SUBMIT_DELAY_MS: u32 = 2000;
 /// How long the thank-you panel stays before the form is reset, in ms.
 pub const THANK_YOU_MS: u32 = 5000;
+/// How long a sent form waits for the UI to report its delivery before it counts as
+/// failed, in ms ([`Delivery::Sent`]).
+pub const DELIVERY_TIMEOUT_MS: u32 = 10_000;
 /// The submit button's label while idle.
 pub const SUBMIT_LABEL: &str = "Request Early Access";
 /// The submit button's label while submitting.
@@ -47,6 +50,27 @@ impl Phase {
             Phase::Submitted => "submitted",
         }
     }
+}
+
+/// How a valid submit is completed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// The original site's behaviour (spec §4, §7): nothing is sent, and the thank-you
+    /// panel follows [`SUBMIT_DELAY_MS`] later.
+    #[default]
+    Simulated,
+    /// The UI sends the form and reports the outcome with [`FormMachine::delivered`] or
+    /// [`FormMachine::failed`]; no report within [`DELIVERY_TIMEOUT_MS`] is a failure.
+    Sent,
+}
+
+/// Something the form says apart from field errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub enum Notice {
+    /// The last submit could not be delivered; everything typed is still there.
+    NotSent,
 }
 
 /// What a call to [`FormMachine::submit`] did.
@@ -107,6 +131,8 @@ pub struct FormState {
     pub submit_label: &'static str,
     /// When [`FormMachine::tick`] should next be called (on the clock `submit` was given).
     pub wake_at: Option<f64>,
+    /// Set when the last submit could not be delivered ([`Delivery::Sent`] only).
+    pub notice: Option<Notice>,
 }
 
 /// The form's fixed values (spec §3, §4, §5 and §9), for a UI to render from.
@@ -161,12 +187,40 @@ pub struct FormMachine {
     phase: Phase,
     errors: Vec<FieldError>,
     wake_at: Option<f64>,
+    delivery: Delivery,
+    /// The number of the last valid submit: a report for any other is stale.
+    attempt: u32,
+    notice: Option<Notice>,
 }
 
 impl FormMachine {
-    /// An idle, empty form with interest `general`.
+    /// An idle, empty form with interest `general`, completing submits as the original
+    /// site did ([`Delivery::Simulated`]).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An idle, empty form whose valid submits the UI sends ([`Delivery::Sent`]).
+    pub fn sending() -> Self {
+        Self {
+            delivery: Delivery::Sent,
+            ..Self::default()
+        }
+    }
+
+    /// How this form's submits are completed.
+    pub fn delivery(&self) -> Delivery {
+        self.delivery
+    }
+
+    /// The number of the last valid submit, to report its outcome with.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// Set when the last submit could not be delivered.
+    pub fn notice(&self) -> Option<Notice> {
+        self.notice
     }
 
     /// What the visitor has typed.
@@ -206,6 +260,7 @@ impl FormMachine {
             errors: self.errors.clone(),
             submit_label: self.submit_label(),
             wake_at: self.wake_at,
+            notice: self.notice,
         }
     }
 
@@ -257,8 +312,14 @@ impl FormMachine {
         let errors = validate(&self.values);
         if errors.is_empty() {
             self.errors.clear();
+            self.notice = None;
             self.phase = Phase::Submitting;
-            self.wake_at = Some(now + f64::from(SUBMIT_DELAY_MS));
+            self.attempt = self.attempt.wrapping_add(1);
+            let wait = match self.delivery {
+                Delivery::Simulated => SUBMIT_DELAY_MS,
+                Delivery::Sent => DELIVERY_TIMEOUT_MS,
+            };
+            self.wake_at = Some(now + f64::from(wait));
             SubmitOutcome::Started
         } else {
             self.errors = errors;
@@ -274,16 +335,62 @@ impl FormMachine {
     pub fn tick(&mut self, now: f64) -> bool {
         match (self.phase, self.wake_at) {
             (Phase::Submitting, Some(due)) if now >= due => {
-                self.phase = Phase::Submitted;
-                self.wake_at = Some(now + f64::from(THANK_YOU_MS));
+                match self.delivery {
+                    Delivery::Simulated => self.show_thank_you(now),
+                    // No report in time: the send counts as failed.
+                    Delivery::Sent => self.back_to_idle_not_sent(),
+                }
                 true
             }
             (Phase::Submitted, Some(due)) if now >= due => {
-                *self = Self::new();
+                *self = Self {
+                    delivery: self.delivery,
+                    attempt: self.attempt,
+                    ..Self::default()
+                };
                 true
             }
             _ => false,
         }
+    }
+
+    /// The UI's report that submit number `attempt` was delivered, at `now`: the
+    /// thank-you panel, for [`THANK_YOU_MS`]. Ignored (false) unless that submit is the
+    /// one under way on a form that sends.
+    pub fn delivered(&mut self, attempt: u32, now: f64) -> bool {
+        if !self.awaits(attempt) || !now.is_finite() {
+            return false;
+        }
+        self.show_thank_you(now);
+        true
+    }
+
+    /// The UI's report that submit number `attempt` could not be delivered (no network,
+    /// an error from the server): idle again with everything typed kept and
+    /// [`Notice::NotSent`], ready for another try. Ignored (false) as [`Self::delivered`].
+    pub fn failed(&mut self, attempt: u32) -> bool {
+        if !self.awaits(attempt) {
+            return false;
+        }
+        self.back_to_idle_not_sent();
+        true
+    }
+
+    fn awaits(&self, attempt: u32) -> bool {
+        self.delivery == Delivery::Sent
+            && self.phase == Phase::Submitting
+            && attempt == self.attempt
+    }
+
+    fn show_thank_you(&mut self, now: f64) {
+        self.phase = Phase::Submitted;
+        self.wake_at = Some(now + f64::from(THANK_YOU_MS));
+    }
+
+    fn back_to_idle_not_sent(&mut self) {
+        self.phase = Phase::Idle;
+        self.wake_at = None;
+        self.notice = Some(Notice::NotSent);
     }
 }
 
@@ -449,12 +556,91 @@ mod tests {
         assert_eq!(state.wake_at, Some(2010.0));
         assert_eq!(
             serde_json::to_string(&constants).unwrap(),
-            r#"{"submitDelayMs":2000,"thankYouMs":5000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null}}"#
+            r#"{"submitDelayMs":2000,"thankYouMs":5000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null,"notice":null}}"#
         );
         let json = serde_json::to_value(&state).unwrap();
         assert_eq!(json["wakeAt"], 2010.0);
         assert_eq!(json["submitLabel"], "Submitting...");
         assert_eq!(json["values"]["interest"], "enterprise");
+    }
+
+    fn sending_filled() -> FormMachine {
+        let mut form = FormMachine::sending();
+        form.update(FormUpdate {
+            name: Some("Ada".into()),
+            email: Some("ada@example.com".into()),
+            message: Some("Hi".into()),
+            ..FormUpdate::default()
+        })
+        .unwrap();
+        form
+    }
+
+    #[test]
+    fn a_sent_form_waits_for_its_report_then_thanks_for_5000_ms() {
+        let mut form = sending_filled();
+        assert_eq!(form.submit(100.0), SubmitOutcome::Started);
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert_eq!(form.submit_label(), "Submitting...");
+        assert_eq!(form.wake_at(), Some(10_100.0), "the timeout");
+        // Not on the simulated delay: only a report moves it on.
+        assert!(!form.tick(2100.0));
+        assert_eq!(form.phase(), Phase::Submitting);
+        let attempt = form.attempt();
+        assert!(
+            !form.delivered(attempt + 1, 2500.0),
+            "a stale report is ignored"
+        );
+        assert!(form.delivered(attempt, 2500.0));
+        assert_eq!(form.phase(), Phase::Submitted);
+        assert_eq!(form.wake_at(), Some(7500.0));
+        assert!(!form.delivered(attempt, 2600.0), "one report per submit");
+        assert!(form.tick(7500.0));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.values(), &FormValues::default());
+        assert_eq!(form.delivery(), Delivery::Sent, "the reset keeps the mode");
+    }
+
+    #[test]
+    fn a_failed_or_timed_out_send_keeps_everything_and_can_be_retried() {
+        let mut form = sending_filled();
+        form.submit(0.0);
+        let typed = form.values().clone();
+        assert!(form.failed(form.attempt()));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.values(), &typed);
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert_eq!(form.state().notice, Some(Notice::NotSent));
+        assert_eq!(form.wake_at(), None);
+        // A retry clears the notice; this time nothing answers in 10 s.
+        assert_eq!(form.submit(1000.0), SubmitOutcome::Started);
+        assert_eq!(form.notice(), None);
+        let second = form.attempt();
+        assert!(
+            !form.failed(second - 1),
+            "the first attempt's late report is stale"
+        );
+        assert!(!form.tick(10_999.0));
+        assert!(form.tick(11_000.0));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.values(), &typed);
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert!(
+            !form.delivered(second, 11_001.0),
+            "too late: already failed"
+        );
+    }
+
+    #[test]
+    fn reports_mean_nothing_to_a_simulated_form() {
+        let mut form = filled();
+        form.submit(0.0);
+        assert!(!form.delivered(form.attempt(), 10.0));
+        assert!(!form.failed(form.attempt()));
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert!(form.tick(2000.0));
+        assert_eq!(form.phase(), Phase::Submitted);
+        assert_eq!(form.notice(), None);
     }
 
     #[test]

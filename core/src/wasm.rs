@@ -67,10 +67,36 @@ pub struct WaitlistForm(FormMachine);
 
 #[wasm_bindgen]
 impl WaitlistForm {
-    /// An idle, empty form with interest "general".
+    /// An idle, empty form with interest "general". A valid submit waits 2 s and shows
+    /// the thank-you panel, sending nothing (the original site's behaviour).
     #[wasm_bindgen(constructor)]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An idle, empty form whose valid submits the caller sends: after `submit` returns
+    /// "started", send `state().values` and report the outcome with `delivered(attempt,
+    /// now)` or `failed(attempt)`, where `attempt` is `attempt()` as it was then. Without
+    /// a report within 10 s, `tick` counts the send as failed.
+    pub fn sending() -> Self {
+        Self(FormMachine::sending())
+    }
+
+    /// The number of the last valid submit, to report its outcome with.
+    pub fn attempt(&self) -> u32 {
+        self.0.attempt()
+    }
+
+    /// Submit number `attempt` was delivered, at `now` (ms): the thank-you panel. False,
+    /// and nothing changes, for any submit but the one under way on a sending form.
+    pub fn delivered(&mut self, attempt: u32, now: f64) -> bool {
+        self.0.delivered(attempt, now)
+    }
+
+    /// Submit number `attempt` could not be delivered: idle again, everything kept,
+    /// `state().notice` "not-sent". False, and nothing changes, as for `delivered`.
+    pub fn failed(&mut self, attempt: u32) -> bool {
+        self.0.failed(attempt)
     }
 
     /// Sets every value given (`{ email: "ada@example.com" }`); absent ones stay.

@@ -96,8 +96,11 @@ fn event() -> impl Strategy<Value = Event> {
             .prop_map(|i| Event::Edit(Field::Interest, i.as_str().to_owned())),
         2 => Just(Event::SubmitValid),
         2 => Just(Event::Submit),
-        3 => prop_oneof![0..10u32, 1990..2010u32, 4990..5010u32, 0..20_000u32].prop_map(Event::Wait),
+        3 => prop_oneof![0..10u32, 1990..2010u32, 4990..5010u32, 9990..10_010u32, 0..20_000u32].prop_map(Event::Wait),
         2 => Just(Event::WakeOnTime),
+        1 => Just(Event::Delivered),
+        1 => Just(Event::Failed),
+        1 => Just(Event::StaleReport),
     ]
 }
 
@@ -105,8 +108,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(3_000))]
 
     #[test]
-    fn random_event_sequences_keep_the_invariants(events in prop::collection::vec(event(), 1..60)) {
-        let mut run = FormRun::new();
+    fn random_event_sequences_keep_the_invariants(
+        sending in any::<bool>(),
+        events in prop::collection::vec(event(), 1..60),
+    ) {
+        let mut run = if sending { FormRun::sending() } else { FormRun::new() };
         for event in events {
             if let Err(broken) = run.apply(event) {
                 prop_assert!(false, "{}", broken);

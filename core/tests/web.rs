@@ -134,7 +134,7 @@ fn a_new_form_is_idle_empty_and_general() {
     let form = WaitlistForm::new();
     assert_eq!(
         json(&state(&form)),
-        r#"{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null}"#
+        r#"{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null,"notice":null}"#
     );
 }
 
@@ -268,4 +268,34 @@ fn shapes_are_read_in_place_from_wasm_memory_where_the_offsets_say() {
     bg.resize(f64::NAN, -1.0);
     bg.step(f64::INFINITY);
     assert!(view(&bg).iter().all(|v| v.is_finite()));
+}
+
+#[wasm_bindgen_test]
+fn a_sending_form_waits_for_its_report_and_keeps_everything_on_failure() {
+    let mut form = WaitlistForm::sending();
+    update(
+        &mut form,
+        r#"{"name":"Ada","email":"ada@example.com","message":"Hi"}"#,
+    )
+    .unwrap();
+    assert_eq!(submit(&mut form, 0.0), "started");
+    let first = form.attempt();
+    assert_eq!(get(&state(&form), "wakeAt").as_f64(), Some(10_000.0));
+    assert!(form.failed(first));
+    let now = state(&form);
+    assert_eq!(get(&now, "phase").as_string().unwrap(), "idle");
+    assert_eq!(get(&now, "notice").as_string().unwrap(), "not-sent");
+    assert_eq!(
+        get(&get(&now, "values"), "email").as_string().unwrap(),
+        "ada@example.com"
+    );
+    assert_eq!(submit(&mut form, 100.0), "started");
+    assert!(get(&state(&form), "notice").is_null());
+    assert!(!form.delivered(first, 200.0), "a stale report");
+    assert!(form.delivered(form.attempt(), 200.0));
+    assert_eq!(
+        get(&state(&form), "phase").as_string().unwrap(),
+        "submitted"
+    );
+    assert_eq!(get(&state(&form), "wakeAt").as_f64(), Some(5200.0));
 }

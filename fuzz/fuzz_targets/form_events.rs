@@ -14,10 +14,14 @@ enum Input {
     Submit,
     Wait(u16),
     WakeOnTime,
+    Delivered,
+    Failed,
+    StaleReport,
 }
 
-fuzz_target!(|inputs: Vec<Input>| {
-    let mut run = FormRun::new();
+fuzz_target!(|input: (bool, Vec<Input>)| {
+    let (sending, inputs) = input;
+    let mut run = if sending { FormRun::sending() } else { FormRun::new() };
     for input in inputs {
         let event = match input {
             Input::Edit(field, value) => {
@@ -27,6 +31,9 @@ fuzz_target!(|inputs: Vec<Input>| {
             Input::Submit => Event::Submit,
             Input::Wait(ms) => Event::Wait(ms.into()),
             Input::WakeOnTime => Event::WakeOnTime,
+            Input::Delivered => Event::Delivered,
+            Input::Failed => Event::Failed,
+            Input::StaleReport => Event::StaleReport,
         };
         if let Err(broken) = run.apply(event) {
             panic!("{broken}");

@@ -6,7 +6,8 @@
 use std::sync::LazyLock;
 
 use lathe_core::form::{
-    EditError, FormMachine, Phase, SUBMIT_DELAY_MS, SUBMITTING_LABEL, SubmitOutcome, THANK_YOU_MS,
+    DELIVERY_TIMEOUT_MS, Delivery, EditError, FormMachine, Notice, Phase, SUBMIT_DELAY_MS,
+    SUBMITTING_LABEL, SubmitOutcome, THANK_YOU_MS,
 };
 use lathe_core::validation::{EMAIL_PATTERN, Field, FormValues, Interest};
 use regex::Regex;
@@ -34,26 +35,47 @@ pub enum Event {
     Wait(u32),
     /// The machine is woken at exactly the time it asked for.
     WakeOnTime,
+    /// The UI reports the current submit delivered (a sending form only acts on it).
+    Delivered,
+    /// The UI reports the current submit failed.
+    Failed,
+    /// A report arrives for an earlier submit: it must change nothing.
+    StaleReport,
 }
 
 /// A form machine driven by [`Event`]s, checking after each one that it kept its
 /// invariants: at most one submission in flight; no transition but idle → submitting →
-/// submitted → idle; the panel only [`SUBMIT_DELAY_MS`] after a submit and the reset
-/// only [`THANK_YOU_MS`] after the panel, to an empty form; "Submitting..." only while
-/// submitting; errors only while idle; edits refused while busy; a wake-up asked for
-/// exactly when not idle, and never in the past.
+/// submitted → idle, or, for a form that sends, submitting → idle on a failure; a
+/// simulated form shows the panel only [`SUBMIT_DELAY_MS`] after a submit, a sending one
+/// only on the report of that very submit's delivery (no reset without success); the
+/// reset only [`THANK_YOU_MS`] after the panel, to an empty form; a failure (reported, or
+/// no report in [`DELIVERY_TIMEOUT_MS`]) keeps everything typed and says so; stale
+/// reports change nothing; "Submitting..." only while submitting; errors only while idle;
+/// edits refused while busy; a wake-up asked for exactly when not idle, never in the past.
 #[derive(Debug, Default)]
 pub struct FormRun {
     form: FormMachine,
     now: f64,
     /// When the current phase began.
     phase_since: f64,
+    /// Whether the event just applied was a delivery report for the current submit.
+    reported_delivered: bool,
+    /// Whether it was a failure report for the current submit.
+    reported_failed: bool,
 }
 
 impl FormRun {
-    /// A new, idle form at time 0.
+    /// A new, idle form at time 0, completing submits as the original site did.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A new, idle form at time 0 whose submits the UI sends.
+    pub fn sending() -> Self {
+        Self {
+            form: FormMachine::sending(),
+            ..Self::default()
+        }
     }
 
     /// The machine as it is now.
@@ -67,6 +89,9 @@ impl FormRun {
     /// The first invariant the machine broke, described.
     pub fn apply(&mut self, event: Event) -> Result<(), String> {
         let before = self.form.phase();
+        let values_before = self.form.values().clone();
+        self.reported_delivered = false;
+        self.reported_failed = false;
         match event {
             Event::Edit(field, value) => {
                 let result = self.form.set(field, &value);
@@ -110,21 +135,69 @@ impl FormRun {
                 }
                 self.form.tick(self.now);
             }
+            Event::Delivered => {
+                let acted = self.form.delivered(self.form.attempt(), self.now);
+                self.reported_delivered = acted;
+                check(
+                    acted == (before == Phase::Submitting && self.sends()),
+                    "a delivery report acts exactly on a sending form's submit in flight",
+                )?;
+            }
+            Event::Failed => {
+                let acted = self.form.failed(self.form.attempt());
+                self.reported_failed = acted;
+                check(
+                    acted == (before == Phase::Submitting && self.sends()),
+                    "a failure report acts exactly on a sending form's submit in flight",
+                )?;
+            }
+            Event::StaleReport => {
+                let stale = self.form.attempt().wrapping_sub(1);
+                let acted = self.form.delivered(stale, self.now) || self.form.failed(stale);
+                check(!acted, "a report for an earlier submit changes nothing")?;
+            }
         }
-        self.check_transition(before)
+        self.check_transition(before, &values_before)
     }
 
-    fn check_transition(&mut self, before: Phase) -> Result<(), String> {
+    fn sends(&self) -> bool {
+        self.form.delivery() == Delivery::Sent
+    }
+
+    fn check_transition(
+        &mut self,
+        before: Phase,
+        values_before: &FormValues,
+    ) -> Result<(), String> {
         let after = self.form.phase();
         let held = self.now - self.phase_since;
         match (before, after) {
             (Phase::Idle, Phase::Submitting) => self.phase_since = self.now,
             (Phase::Submitting, Phase::Submitted) => {
-                check(
-                    held >= f64::from(SUBMIT_DELAY_MS),
-                    "the panel only after the delay",
-                )?;
+                if self.sends() {
+                    check(self.reported_delivered, "no thank-you without a delivery")?;
+                } else {
+                    check(
+                        held >= f64::from(SUBMIT_DELAY_MS),
+                        "the panel only after the delay",
+                    )?;
+                }
                 self.phase_since = self.now;
+            }
+            (Phase::Submitting, Phase::Idle) => {
+                check(self.sends(), "only a sending form fails")?;
+                check(
+                    self.form.values() == values_before,
+                    "a failure keeps everything typed",
+                )?;
+                check(
+                    self.form.notice() == Some(Notice::NotSent),
+                    "a failure says so",
+                )?;
+                check(
+                    self.reported_failed || held >= f64::from(DELIVERY_TIMEOUT_MS),
+                    "no failure without a report before the timeout",
+                )?;
             }
             (Phase::Submitted, Phase::Idle) => {
                 check(

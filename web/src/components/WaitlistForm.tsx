@@ -4,6 +4,7 @@ import { company } from "../content/company";
 import { fieldText, formText, interestLabels } from "../content/form";
 import { useWaitlistForm } from "../hooks/useWaitlistForm";
 import { FormField } from "./FormField";
+import { RichText } from "./RichText";
 import { ThankYouPanel } from "./ThankYouPanel";
 
 interface WaitlistFormProps {
@@ -179,6 +180,9 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
           >
             {form.submitLabel}
           </button>
+          <p className="form-privacy small">
+            <RichText text={formText.privacy} />
+          </p>
         </form>
       )}
     </div>

@@ -3,6 +3,7 @@
 // messages and timings) comes from the core: `constants.form` in ../core.
 
 import type { Field, Interest } from "../core";
+import { company } from "./company";
 
 /** Each field's label, an optional hint beneath it, and its autofill token. */
 export const fieldText: Record<
@@ -34,6 +35,8 @@ export const formText = {
     "The form can't be sent right now. Everything you typed is still here: please copy it and email us at",
   unsupported:
     "This browser is too old to send the form (it needs Chrome or Edge 97, Firefox 102 or Safari 16, or newer). Everything on the page can still be read; to join the waitlist, email us at",
+  /** Beneath the button: who keeps what is sent, why, how long, and the visitor's rights. */
+  privacy: `${company.parent} keeps what you send here to answer you and to invite you to the beta, for 2 years after our last contact, and never sells it. You can see, correct or erase it at any time: {gdpr}.`,
   thankYouHeading: "Thank you!",
   thankYouBody: "You're on the list. We'll email you when your early-access invitation is ready.",
 } as const;

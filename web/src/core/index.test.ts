@@ -35,6 +35,7 @@ describe("the core facade", () => {
       errors: [],
       submitLabel: "Request Early Access",
       wakeAt: null,
+      notice: null,
     });
   });
 
