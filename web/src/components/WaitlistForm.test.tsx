@@ -1,6 +1,7 @@
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { renderToString } from "react-dom/server";
+import { MemoryRouter } from "react-router";
 import { type Core, loadCore } from "../core";
 import { WaitlistForm } from "./WaitlistForm";
 
@@ -17,7 +18,10 @@ function setup(props: { core: Core | null; unavailable?: boolean } = { core: nul
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance", "Date"] });
   // No delays between keystrokes: the only timers running are the form's own.
   const user = userEvent.setup({ delay: null });
-  const view = render(<WaitlistForm core={props.core} unavailable={props.unavailable ?? false} />);
+  // In a router, as on the page: the privacy notice links to the policy.
+  const view = render(<WaitlistForm core={props.core} unavailable={props.unavailable ?? false} />, {
+    wrapper: MemoryRouter,
+  });
   return { user, ...view };
 }
 
@@ -163,7 +167,11 @@ describe("WaitlistForm", () => {
 
   it("adopts what was typed into the prerendered form before it hydrated", async () => {
     const container = document.createElement("div");
-    container.innerHTML = renderToString(<WaitlistForm core={null} unavailable={false} />);
+    container.innerHTML = renderToString(
+      <MemoryRouter>
+        <WaitlistForm core={null} unavailable={false} />
+      </MemoryRouter>,
+    );
     document.body.append(container);
     const typed = (selector: string, value: string) => {
       const element = container.querySelector<HTMLInputElement>(selector);
@@ -180,6 +188,7 @@ describe("WaitlistForm", () => {
     const { rerender } = render(<WaitlistForm core={null} unavailable={false} />, {
       container,
       hydrate: true,
+      wrapper: MemoryRouter,
     });
     rerender(<WaitlistForm core={core} unavailable={false} />);
     expect(field(/Full name/)).toHaveValue("Ada Lovelace");
