@@ -50,26 +50,29 @@ fn fixture() -> &'static Path {
     })
 }
 
+/// Serves `site` on an ephemeral loopback port, in a thread of its own, for as long as
+/// the test binary runs.
+fn start(site: Site) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                lathe_site::serve(listener, site, std::future::pending())
+                    .await
+                    .unwrap();
+            });
+    });
+    address
+}
+
 /// The server on an ephemeral loopback port, for the whole test binary.
 fn server() -> SocketAddr {
     static ADDRESS: OnceLock<SocketAddr> = OnceLock::new();
-    *ADDRESS.get_or_init(|| {
-        let site = Site::load(fixture(), false).unwrap();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let address = listener.local_addr().unwrap();
-        listener.set_nonblocking(true).unwrap();
-        std::thread::spawn(move || {
-            tokio::runtime::Runtime::new()
-                .unwrap()
-                .block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                    lathe_site::serve(listener, site, std::future::pending())
-                        .await
-                        .unwrap();
-                });
-        });
-        address
-    })
+    *ADDRESS.get_or_init(|| start(Site::load(fixture(), false).unwrap()))
 }
 
 struct Reply {
@@ -425,20 +428,7 @@ impl Drop for Running {
 
 #[test]
 fn hsts_is_sent_with_the_flag() {
-    let site = Site::load(fixture(), true).unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        tokio::runtime::Runtime::new()
-            .unwrap()
-            .block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                lathe_site::serve(listener, site, std::future::pending())
-                    .await
-                    .unwrap();
-            });
-    });
+    let address = start(Site::load(fixture(), true).unwrap());
     let reply = send_to(address, "GET /missing HTTP/1.1\r\nHost: x");
     assert_eq!(
         reply.header("strict-transport-security"),
