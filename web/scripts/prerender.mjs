@@ -76,7 +76,7 @@ if (!headStart.test(template) || !template.includes('<div id="root"></div>')) {
 for (const page of prerendered) {
   const html = template
     .replace(headStart, head(page))
-    .replace('<div id="root"></div>', `<div id="root">${render(page.path)}</div>`);
+    .replace('<div id="root"></div>', `<div id="root">${await render(page.path)}</div>`);
   const file = join(dist, page.file);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, html);

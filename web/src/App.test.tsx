@@ -18,9 +18,10 @@ describe("App routes", () => {
     ["/gdpr", "GDPR Compliance Policy", "GDPR Compliance Policy | Lathe"],
     ["/terms", "Terms of Service", "Terms of Service | Lathe"],
     ["/nowhere", "Page not found", "Page not found | Lathe"],
-  ])("%s shows %s", (path, heading, title) => {
+  ])("%s shows %s", async (path, heading, title) => {
     renderAt(path);
-    expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent(heading);
+    // The legal pages load lazily: wait for the heading rather than assume it is there.
+    expect(await screen.findByRole("heading", { level: 1 })).toHaveTextContent(heading);
     expect(document.title).toBe(title);
     expect(screen.getByRole("link", { name: "Skip to main content" })).toHaveAttribute(
       "href",

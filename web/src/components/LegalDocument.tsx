@@ -1,4 +1,5 @@
-import { type LegalDocument as Document, legalText } from "../content/legal";
+import type { LegalDocument as Document } from "../content/legal";
+import { legalTitles } from "../content/site";
 import { RichText } from "./RichText";
 
 /** A policy page: heading, last-updated date, and numbered sections. */
@@ -8,7 +9,7 @@ export function LegalDocument({ document }: { readonly document: Document }) {
       <header className="legal-header">
         <h1>{document.heading}</h1>
         <p className="legal-updated">
-          {legalText.lastUpdated}{" "}
+          {legalTitles.lastUpdated}{" "}
           <time dateTime={document.lastUpdated.iso}>{document.lastUpdated.text}</time>
         </p>
         <p className="lead">{document.intro}</p>

@@ -1,7 +1,7 @@
 import { Fragment } from "react";
 import { Link } from "react-router";
 import { company } from "../content/company";
-import { gdpr, terms } from "../content/legal";
+import { legalTitles } from "../content/site";
 
 /** A paragraph of content with {email}, {gdpr} and {terms} made into links. */
 export function RichText({ text }: { readonly text: string }) {
@@ -16,13 +16,13 @@ export function RichText({ text }: { readonly text: string }) {
       case "{gdpr}":
         return (
           <Link key={i} to="/gdpr">
-            {gdpr.heading}
+            {legalTitles.gdpr}
           </Link>
         );
       case "{terms}":
         return (
           <Link key={i} to="/terms">
-            {terms.heading}
+            {legalTitles.terms}
           </Link>
         );
       default:

@@ -2,6 +2,7 @@
 // {email} (the contact address, as a link), {gdpr} and {terms} (links to those pages).
 
 import { company, product } from "./company";
+import { legalTitles } from "./site";
 
 export type Block = string | { readonly list: readonly string[] };
 
@@ -19,12 +20,10 @@ export interface LegalDocument {
 
 const lastUpdated = { iso: "2025-10-09", text: "9 October 2025" } as const;
 
-/** Words around both documents. */
-export const legalText = { lastUpdated: "Last updated" } as const;
 const companies = `${company.parent} and its subsidiary ${company.subsidiary}, both registered in ${company.jurisdiction}`;
 
 export const gdpr: LegalDocument = {
-  heading: "GDPR Compliance Policy",
+  heading: legalTitles.gdpr,
   lastUpdated,
   intro: `This policy explains how ${companies} ("we", "us") collect, use and protect personal data when you use this website and join the ${product.name} waitlist, and the rights you have under the UK General Data Protection Regulation and the Data Protection Act 2018.`,
   sections: [
@@ -134,7 +133,7 @@ export const gdpr: LegalDocument = {
 };
 
 export const terms: LegalDocument = {
-  heading: "Terms of Service",
+  heading: legalTitles.terms,
   lastUpdated,
   intro: `These terms apply to ${product.name} and this website, provided by ${companies}. Please read them carefully.`,
   sections: [

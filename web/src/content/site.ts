@@ -46,6 +46,16 @@ export const chrome = {
   registration: `${company.parent} and ${company.subsidiary} are registered in ${company.jurisdiction}.`,
 } as const;
 
+/**
+ * The legal pages' titles and shared words. Their text is in legal.ts, which only those
+ * pages import, so that it loads with them and not with every page.
+ */
+export const legalTitles = {
+  gdpr: "GDPR Compliance Policy",
+  terms: "Terms of Service",
+  lastUpdated: "Last updated",
+} as const;
+
 export const footerLinks = [
   { label: "GDPR Compliance", to: "/gdpr" },
   { label: "Privacy Policy", to: "/gdpr" },
