@@ -22,7 +22,10 @@ describe("App routes", () => {
     renderAt(path);
     // The legal pages load lazily: wait for the heading rather than assume it is there.
     expect(await screen.findByRole("heading", { level: 1 })).toHaveTextContent(heading);
-    expect(document.title).toBe(title);
+    // The title is set by an effect once the page has rendered.
+    await waitFor(() => {
+      expect(document.title).toBe(title);
+    });
     expect(screen.getByRole("link", { name: "Skip to main content" })).toHaveAttribute(
       "href",
       "#main",
