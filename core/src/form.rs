@@ -519,13 +519,7 @@ mod tests {
     #[test]
     fn an_update_sets_several_values_at_once_and_only_while_idle() {
         let mut form = FormMachine::new();
-        form.update(FormUpdate {
-            name: Some("Ada".into()),
-            email: Some("ada@example.com".into()),
-            message: Some("Hi".into()),
-            ..FormUpdate::default()
-        })
-        .unwrap();
+        form.update(required_fields()).unwrap();
         assert_eq!(form.state().values.email, "ada@example.com");
         assert_eq!(form.submit(0.0), SubmitOutcome::Started);
         let busy = form.update(FormUpdate {
@@ -564,15 +558,19 @@ mod tests {
         assert_eq!(json["values"]["interest"], "enterprise");
     }
 
-    fn sending_filled() -> FormMachine {
-        let mut form = FormMachine::sending();
-        form.update(FormUpdate {
+    /// The three required fields, validly.
+    fn required_fields() -> FormUpdate {
+        FormUpdate {
             name: Some("Ada".into()),
             email: Some("ada@example.com".into()),
             message: Some("Hi".into()),
             ..FormUpdate::default()
-        })
-        .unwrap();
+        }
+    }
+
+    fn sending_filled() -> FormMachine {
+        let mut form = FormMachine::sending();
+        form.update(required_fields()).unwrap();
         form
     }
 
