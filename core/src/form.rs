@@ -11,8 +11,8 @@ use serde::Serialize;
 use tsify::Tsify;
 
 use crate::validation::{
-    Field, FieldError, FieldSpec, FormUpdate, FormValues, Interest, MESSAGE_ROWS, UnknownInterest,
-    validate,
+    ErrorCode, Field, FieldError, FieldSpec, FormUpdate, FormValues, Interest, MESSAGE_ROWS,
+    UnknownInterest, validate,
 };
 
 /// The simulated wait between a valid submit and the thank-you panel, in ms.
@@ -376,6 +376,32 @@ impl FormMachine {
         true
     }
 
+    /// The UI's report that the server refused submit number `attempt` for these fields
+    /// (its own run of the same rules, as `(field, code)` pairs): idle again, everything
+    /// typed kept, each error beneath its field with the core's message. Pairs the rules
+    /// never produce are dropped; if none is left, this is a plain [`Self::failed`].
+    /// Ignored (false) as [`Self::delivered`].
+    pub fn refused(&mut self, attempt: u32, errors: &[(Field, ErrorCode)]) -> bool {
+        if !self.awaits(attempt) {
+            return false;
+        }
+        let mut known: Vec<FieldError> = errors
+            .iter()
+            .filter_map(|&(field, code)| FieldError::new(field, code))
+            .collect();
+        // In form order, once per field, as `validate` gives them.
+        known.sort_by_key(|e| Field::ALL.iter().position(|&f| f == e.field));
+        known.dedup_by_key(|e| e.field);
+        if known.is_empty() {
+            self.back_to_idle_not_sent();
+        } else {
+            self.phase = Phase::Idle;
+            self.wake_at = None;
+            self.errors = known;
+        }
+        true
+    }
+
     fn awaits(&self, attempt: u32) -> bool {
         self.delivery == Delivery::Sent
             && self.phase == Phase::Submitting
@@ -626,6 +652,48 @@ mod tests {
         assert!(
             !form.delivered(second, 11_001.0),
             "too late: already failed"
+        );
+    }
+
+    #[test]
+    fn a_refusal_shows_the_servers_field_errors_with_the_cores_messages() {
+        let mut form = sending_filled();
+        form.submit(0.0);
+        let typed = form.values().clone();
+        let attempt = form.attempt();
+        assert!(
+            !form.refused(attempt + 1, &[]),
+            "a stale refusal is ignored"
+        );
+        let reported = [
+            (Field::Message, ErrorCode::Required),
+            (Field::Company, ErrorCode::Required), // never produced: dropped
+            (Field::Email, ErrorCode::InvalidEmail),
+            (Field::Email, ErrorCode::Required), // a second error for the email: dropped
+        ];
+        assert!(form.refused(attempt, &reported));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.values(), &typed);
+        assert_eq!(form.wake_at(), None);
+        assert_eq!(form.notice(), None, "the errors say what to do");
+        let shown: Vec<_> = form.errors().iter().map(|e| (e.field, e.message)).collect();
+        assert_eq!(
+            shown,
+            [
+                (Field::Email, "Please enter a valid email address"),
+                (Field::Message, "Message is required"),
+            ]
+        );
+        // Fixed and submitted again: the errors go, as after an invalid submit.
+        assert_eq!(form.submit(100.0), SubmitOutcome::Started);
+        assert!(form.errors().is_empty());
+        // A refusal naming nothing the form knows is a plain failure.
+        assert!(form.refused(form.attempt(), &[(Field::Role, ErrorCode::InvalidEmail)]));
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert!(form.errors().is_empty());
+        assert!(
+            !FormMachine::new().refused(0, &reported),
+            "simulated forms ignore it"
         );
     }
 

@@ -318,7 +318,7 @@ impl FormValues {
 }
 
 /// Why a field failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub enum ErrorCode {
@@ -338,6 +338,21 @@ impl ErrorCode {
     }
 }
 
+impl FromStr for ErrorCode {
+    type Err = UnknownErrorCode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [ErrorCode::Required, ErrorCode::InvalidEmail]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(UnknownErrorCode)
+    }
+}
+
+/// An error code that is not one of [`ErrorCode`]'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownErrorCode;
+
 /// One failing field, with the message to show beneath it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
@@ -350,37 +365,51 @@ pub struct FieldError {
     pub message: &'static str,
 }
 
+impl FieldError {
+    /// The error `code` on `field`, with its message; `None` for a pair the rules never
+    /// produce (an optional field cannot be `required`, only the email can be invalid).
+    /// A server that runs these rules reports its errors as such pairs.
+    pub const fn new(field: Field, code: ErrorCode) -> Option<Self> {
+        let message = match (field, code) {
+            (Field::Name, ErrorCode::Required) => NAME_REQUIRED,
+            (Field::Email, ErrorCode::Required) => EMAIL_REQUIRED,
+            (Field::Email, ErrorCode::InvalidEmail) => EMAIL_INVALID,
+            (Field::Message, ErrorCode::Required) => MESSAGE_REQUIRED,
+            _ => return None,
+        };
+        Some(Self {
+            field,
+            code,
+            message,
+        })
+    }
+}
+
 /// Checks the form against spec §5. Company, role and interest are not validated.
 pub fn validate(fields: &FormValues) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if fields.name.trim_matches(JS_WHITESPACE).is_empty() {
-        errors.push(FieldError {
-            field: Field::Name,
-            code: ErrorCode::Required,
-            message: NAME_REQUIRED,
-        });
-    }
-    if fields.email.is_empty() {
-        errors.push(FieldError {
-            field: Field::Email,
-            code: ErrorCode::Required,
-            message: EMAIL_REQUIRED,
-        });
-    } else if !is_valid_email(&fields.email) {
-        errors.push(FieldError {
-            field: Field::Email,
-            code: ErrorCode::InvalidEmail,
-            message: EMAIL_INVALID,
-        });
-    }
-    if fields.message.is_empty() {
-        errors.push(FieldError {
-            field: Field::Message,
-            code: ErrorCode::Required,
-            message: MESSAGE_REQUIRED,
-        });
-    }
-    errors
+    let failing = [
+        (
+            Field::Name,
+            fields.name.trim_matches(JS_WHITESPACE).is_empty(),
+            ErrorCode::Required,
+        ),
+        (Field::Email, fields.email.is_empty(), ErrorCode::Required),
+        (
+            Field::Email,
+            !fields.email.is_empty() && !is_valid_email(&fields.email),
+            ErrorCode::InvalidEmail,
+        ),
+        (
+            Field::Message,
+            fields.message.is_empty(),
+            ErrorCode::Required,
+        ),
+    ];
+    failing
+        .into_iter()
+        .filter(|&(_, fails, _)| fails)
+        .filter_map(|(field, _, code)| FieldError::new(field, code))
+        .collect()
 }
 
 /// The rule as the JavaScript pattern it stands for, `^[^\s@]+@[^\s@]+\.[^\s@]+$`:

@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::background::{Simulation, Variant};
 use crate::form::{FormMachine, FormState, SubmitOutcome};
-use crate::validation::{self, Field, FormUpdate};
+use crate::validation::{self, ErrorCode, Field, FormUpdate};
 
 // The heap holds a few strings and two dozen shapes: a free list is plenty, and is
 // 5 KB smaller than the standard dlmalloc.
@@ -60,6 +60,28 @@ fn read_update(values: &JsValue) -> Result<FormUpdate, JsError> {
     Ok(update)
 }
 
+/// Reads `[{ field: "email", code: "invalid-email" }, ...]`, a server's field errors.
+/// Entries that name no field or code of the core's are skipped: a server may know
+/// more codes than this core.
+fn read_field_errors(errors: &JsValue) -> Result<Vec<(Field, ErrorCode)>, JsError> {
+    if !Array::is_array(errors) {
+        return Err(JsError::new("expected an array of { field, code }"));
+    }
+    let key = |entry: &JsValue, name: &str| {
+        js_sys::Reflect::get(entry, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    Ok(Array::from(errors)
+        .iter()
+        .filter_map(|entry| {
+            let field = key(&entry, "field")?.parse().ok()?;
+            let code = key(&entry, "code")?.parse().ok()?;
+            Some((field, code))
+        })
+        .collect())
+}
+
 /// The waitlist form: its values, phase and errors. Call `tick(now)` at `wakeAt`.
 #[wasm_bindgen]
 #[derive(Default)]
@@ -97,6 +119,23 @@ impl WaitlistForm {
     /// `state().notice` "not-sent". False, and nothing changes, as for `delivered`.
     pub fn failed(&mut self, attempt: u32) -> bool {
         self.0.failed(attempt)
+    }
+
+    /// Submit number `attempt` was refused by a server running the same rules, for the
+    /// fields in `errors` (`[{ field, code }]`, as `state().errors` has them): idle again,
+    /// everything kept, each error beneath its field. Entries the core does not know are
+    /// skipped; with none left, this is `failed`. False, and nothing changes, as for
+    /// `delivered`.
+    ///
+    /// # Errors
+    /// `errors` is not an array.
+    pub fn refused(
+        &mut self,
+        attempt: u32,
+        #[wasm_bindgen(unchecked_param_type = "ReadonlyArray<{ field: string; code: string }>")]
+        errors: &JsValue,
+    ) -> Result<bool, JsError> {
+        Ok(self.0.refused(attempt, &read_field_errors(errors)?))
     }
 
     /// Sets every value given (`{ email: "ada@example.com" }`); absent ones stay.

@@ -4,8 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use lathe_core::validation::{
-    EMAIL_INVALID, EMAIL_REQUIRED, Field, FormValues, Interest, JS_WHITESPACE, MESSAGE_REQUIRED,
-    NAME_REQUIRED, validate,
+    EMAIL_INVALID, EMAIL_REQUIRED, ErrorCode, Field, FormValues, Interest, JS_WHITESPACE,
+    MESSAGE_REQUIRED, NAME_REQUIRED, validate,
 };
 use lathe_core_testkit::{Event, FormRun};
 use proptest::prelude::*;
@@ -100,6 +100,14 @@ fn event() -> impl Strategy<Value = Event> {
         2 => Just(Event::WakeOnTime),
         1 => Just(Event::Delivered),
         1 => Just(Event::Failed),
+        1 => prop::collection::vec(
+            (
+                prop::sample::select(Field::ALL.to_vec()),
+                prop::sample::select(vec![ErrorCode::Required, ErrorCode::InvalidEmail]),
+            ),
+            0..4,
+        )
+        .prop_map(Event::Refused),
         1 => Just(Event::StaleReport),
     ]
 }

@@ -299,3 +299,34 @@ fn a_sending_form_waits_for_its_report_and_keeps_everything_on_failure() {
     );
     assert_eq!(get(&state(&form), "wakeAt").as_f64(), Some(5200.0));
 }
+
+#[wasm_bindgen_test]
+fn a_refusal_reads_the_servers_errors_and_shows_the_cores_messages() {
+    let mut form = WaitlistForm::sending();
+    update(
+        &mut form,
+        r#"{"name":"Ada","email":"ada@example.com","message":"Hi"}"#,
+    )
+    .unwrap();
+    assert_eq!(submit(&mut form, 0.0), "started");
+    let errors = JSON::parse(
+        r#"[{"field":"email","code":"invalid-email"},{"field":"email","code":"from-a-newer-server"},{"nonsense":1},7]"#,
+    )
+    .unwrap();
+    assert!(!form.refused(form.attempt() + 1, &errors).unwrap(), "stale");
+    assert!(form.refused(form.attempt(), &errors).unwrap());
+    let now = state(&form);
+    assert_eq!(get(&now, "phase").as_string().unwrap(), "idle");
+    assert!(get(&now, "notice").is_null());
+    let shown = js_sys::Array::from(&get(&now, "errors"));
+    assert_eq!(shown.length(), 1);
+    assert_eq!(
+        get(&shown.get(0), "message").as_string().unwrap(),
+        "Please enter a valid email address"
+    );
+    assert!(
+        form.refused(form.attempt(), &JsValue::from_str("email"))
+            .is_err(),
+        "not an array"
+    );
+}

@@ -3,7 +3,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use lathe_core::validation::Field;
+use lathe_core::validation::{ErrorCode, Field};
 use lathe_core_testkit::{Event, FormRun};
 use libfuzzer_sys::fuzz_target;
 
@@ -16,6 +16,7 @@ enum Input {
     WakeOnTime,
     Delivered,
     Failed,
+    Refused(Vec<(u8, bool)>),
     StaleReport,
 }
 
@@ -33,6 +34,15 @@ fuzz_target!(|input: (bool, Vec<Input>)| {
             Input::WakeOnTime => Event::WakeOnTime,
             Input::Delivered => Event::Delivered,
             Input::Failed => Event::Failed,
+            Input::Refused(errors) => Event::Refused(
+                errors
+                    .into_iter()
+                    .map(|(field, invalid)| {
+                        let code = if invalid { ErrorCode::InvalidEmail } else { ErrorCode::Required };
+                        (Field::ALL[usize::from(field) % Field::ALL.len()], code)
+                    })
+                    .collect(),
+            ),
             Input::StaleReport => Event::StaleReport,
         };
         if let Err(broken) = run.apply(event) {

@@ -9,7 +9,7 @@ use lathe_core::form::{
     DELIVERY_TIMEOUT_MS, Delivery, EditError, FormMachine, Notice, Phase, SUBMIT_DELAY_MS,
     SUBMITTING_LABEL, SubmitOutcome, THANK_YOU_MS,
 };
-use lathe_core::validation::{EMAIL_PATTERN, Field, FormValues, Interest};
+use lathe_core::validation::{EMAIL_PATTERN, ErrorCode, Field, FieldError, FormValues, Interest};
 use regex::Regex;
 
 /// The email pattern as the `regex` crate runs it. Its Unicode `\s` is JavaScript's
@@ -39,6 +39,8 @@ pub enum Event {
     Delivered,
     /// The UI reports the current submit failed.
     Failed,
+    /// The UI reports the current submit refused by the server for these fields.
+    Refused(Vec<(Field, ErrorCode)>),
     /// A report arrives for an earlier submit: it must change nothing.
     StaleReport,
 }
@@ -151,9 +153,36 @@ impl FormRun {
                     "a failure report acts exactly on a sending form's submit in flight",
                 )?;
             }
+            Event::Refused(errors) => {
+                let acted = self.form.refused(self.form.attempt(), &errors);
+                self.reported_failed = acted;
+                check(
+                    acted == (before == Phase::Submitting && self.sends()),
+                    "a refusal acts exactly on a sending form's submit in flight",
+                )?;
+                if acted {
+                    let expected: Vec<_> = Field::ALL
+                        .iter()
+                        .filter_map(|&f| {
+                            errors
+                                .iter()
+                                .filter(|&&(g, _)| g == f)
+                                .find_map(|&(g, code)| FieldError::new(g, code))
+                        })
+                        .collect();
+                    check(
+                        self.form.errors() == expected.as_slice(),
+                        "a refusal shows each field's first known error, in form order",
+                    )?;
+                }
+            }
             Event::StaleReport => {
                 let stale = self.form.attempt().wrapping_sub(1);
-                let acted = self.form.delivered(stale, self.now) || self.form.failed(stale);
+                let acted = self.form.delivered(stale, self.now)
+                    || self.form.failed(stale)
+                    || self
+                        .form
+                        .refused(stale, &[(Field::Name, ErrorCode::Required)]);
                 check(!acted, "a report for an earlier submit changes nothing")?;
             }
         }
@@ -191,8 +220,8 @@ impl FormRun {
                     "a failure keeps everything typed",
                 )?;
                 check(
-                    self.form.notice() == Some(Notice::NotSent),
-                    "a failure says so",
+                    (self.form.notice() == Some(Notice::NotSent)) == self.form.errors().is_empty(),
+                    "a failure says so: the notice, or the server's errors beneath their fields",
                 )?;
                 check(
                     self.reported_failed || held >= f64::from(DELIVERY_TIMEOUT_MS),
