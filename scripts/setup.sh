@@ -233,6 +233,19 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] ||
     need "$(hint "nginx with the brotli_static module, and wrk" "nginx wrk (and build ngx_brotli)" "nginx nginx-mod-brotli wrk")"
   fi
 fi
+# PostgreSQL's server programs, for the waitlist's tests and benchmarks against a real
+# PostgreSQL: scripts/postgres.sh starts a throwaway cluster of its own each time, so
+# the package's default cluster is not created (nothing runs as a service).
+if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null && ! command -v pg_ctl >/dev/null &&
+  [ -z "${PG_BIN:-}" ]; then
+  if has_apt; then
+    sudo_if_needed mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" | sudo_if_needed tee /etc/postgresql-common/createcluster.d/lathe.conf >/dev/null
+    apt_install postgresql
+  else
+    need "$(hint "PostgreSQL's server programs (initdb, pg_ctl), or set PG_BIN to their folder" "postgresql@17" "postgresql-server")"
+  fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   fail "Missing on this $OS $ARCH machine (no apt-get here to install them):" \
     "${missing[@]/#/  - }" "Install them, then run this again."

@@ -11,8 +11,11 @@
 //! `no-cache` for everything else.
 
 pub mod compress;
+pub mod export;
 pub mod headers;
 pub mod memory;
+pub mod store;
+pub mod waitlist;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +36,7 @@ use tower_http::services::ServeDir;
 
 use crate::headers::{HSTS, Rule};
 use crate::memory::Memory;
+use crate::waitlist::Waitlist;
 
 /// A service answering with one page whatever is asked: the 404 page.
 type Page = BoxCloneSyncService<Request, Response, Infallible>;
@@ -68,11 +72,11 @@ impl std::fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// A built site, ready to serve.
-#[derive(Debug)]
 pub struct Site {
     dist: PathBuf,
     files: Memory,
     rules: Vec<Rule>,
+    waitlist: Option<Waitlist>,
 }
 
 impl Site {
@@ -100,10 +104,23 @@ impl Site {
         let read = |e| LoadError::Read(dist.to_owned(), e);
         let dist = dist.canonicalize().map_err(read)?;
         let files = Memory::load(&dist).map_err(read)?;
-        Ok(Self { dist, files, rules })
+        Ok(Self {
+            dist,
+            files,
+            rules,
+            waitlist: None,
+        })
     }
 
-    /// The service: files, behind [`guard`] and [`add_headers`].
+    /// The site, collecting its waitlist's sign-ups at [`waitlist::PATH`].
+    #[must_use]
+    pub fn with_waitlist(mut self, waitlist: Waitlist) -> Self {
+        self.waitlist = Some(waitlist);
+        self
+    }
+
+    /// The service: files behind [`guard`], the waitlist's endpoint (or a route that says
+    /// the server is not collecting), and [`add_headers`] around both.
     pub fn router(self) -> Router {
         let serve = || {
             ServeDir::with_backend(&self.dist, self.files.clone())
@@ -124,9 +141,13 @@ impl Site {
             .redirect_to_trailing_slash(false)
             .not_found_service(not_found.clone());
         let rules = Arc::new(self.rules);
+        let api = self
+            .waitlist
+            .map_or_else(waitlist::not_collecting, Waitlist::router);
         Router::new()
             .fallback_service(files)
             .layer(middleware::from_fn_with_state(not_found, guard))
+            .merge(api)
             .layer(middleware::from_fn_with_state(rules, add_headers))
     }
 }
@@ -145,7 +166,10 @@ pub async fn serve(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, site.router())
+    let app = site
+        .router()
+        .into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(stop)
         .await
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL for tests and benchmarks: a cluster of its own in a folder, on a
+# free loopback port, trusting local connections, never a system service.
+#
+#   scripts/postgres.sh start DIR [SETTING=VALUE ...]   prints the cluster's postgres:// URL
+#   scripts/postgres.sh stop DIR                        stops it and removes DIR
+#
+# PostgreSQL's server programs come from Debian's `postgresql` package (make setup
+# installs it), or from PG_BIN. PostgreSQL refuses to run as root: as root, the cluster
+# belongs to the `postgres` user the package creates.
+set -euo pipefail
+
+command=${1:-}
+dir=${2:-}
+if [ -z "$command" ] || [ -z "$dir" ]; then
+  echo "usage: $0 start|stop DIR [SETTING=VALUE ...]" >&2
+  exit 2
+fi
+shift 2
+
+bin=${PG_BIN:-}
+if [ -z "$bin" ]; then
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -n "$bin" ] || bin=$(dirname "$(command -v initdb 2>/dev/null || echo /missing/initdb)")
+fi
+if [ ! -x "$bin/initdb" ] || [ ! -x "$bin/pg_ctl" ]; then
+  echo "$0: PostgreSQL's initdb and pg_ctl are missing: run make setup (Debian's postgresql package), or set PG_BIN" >&2
+  exit 1
+fi
+
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "$command" in
+start)
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then
+    chown postgres: "$dir"
+    if ! runuser -u postgres -- test -w "$dir"; then
+      echo "$0: the postgres user cannot reach $dir: use a folder whose parents it can enter (such as /tmp/NAME)" >&2
+      exit 1
+    fi
+  fi
+  as_owner "$bin/initdb" -D "$dir/data" -U lathe -A trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; exit 1; }
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  options="-p $port -k $dir -c listen_addresses=127.0.0.1"
+  for setting in "$@"; do options+=" -c $setting"; done
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$options" -w -t 60 start >/dev/null ||
+    { cat "$dir/server.log" >&2; exit 1; }
+  as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U lathe lathe
+  echo "postgres://lathe@127.0.0.1:$port/lathe"
+  ;;
+stop)
+  if [ -d "$dir/data" ]; then
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$dir"
+  ;;
+*)
+  echo "$0: unknown command $command (start or stop)" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,677 @@
+//! `POST /api/waitlist` against real databases: a SQLite file, and a PostgreSQL cluster
+//! of its own (scripts/postgres.sh, from Debian's `postgresql` package). Requests go
+//! over raw sockets, byte for byte; what was stored is read back with a separate
+//! connection, or with the owner's own `lathe-site waitlist` commands.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use lathe_site::Site;
+use lathe_site::store::{Entry, Location, Store};
+use lathe_site::waitlist::{Settings, Waitlist};
+
+mod common;
+use common::{Reply, fixture, send_bytes, send_to};
+
+const NOTICE: &str = "2026-11-22";
+
+/// A fresh SQLite file's location, unique to the call.
+fn sqlite() -> Location {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let file = std::env::temp_dir().join(format!(
+        "lathe-waitlist-{}-{}.db",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+    file.display().to_string().parse().unwrap()
+}
+
+/// A PostgreSQL cluster of the test's own, stopped and removed when dropped.
+struct Postgres {
+    dir: PathBuf,
+    location: Location,
+}
+
+impl Postgres {
+    fn start() -> Self {
+        static N: AtomicU32 = AtomicU32::new(0);
+        // Under /tmp itself: as root, the cluster runs as `postgres`, which must reach it.
+        let dir = PathBuf::from(format!(
+            "/tmp/lathe-pg-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let out = script()
+            .args(["start", dir.to_str().unwrap(), "fsync=off"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "scripts/postgres.sh start failed (make setup installs PostgreSQL):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let url = String::from_utf8(out.stdout).unwrap();
+        Self {
+            dir,
+            location: url.trim().parse().unwrap(),
+        }
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let _ = script().args(["stop", self.dir.to_str().unwrap()]).status();
+    }
+}
+
+fn script() -> Command {
+    Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/postgres.sh"
+    ))
+}
+
+/// The site, collecting into `location`, on an ephemeral loopback port.
+fn collecting(location: &Location, settings: Settings) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let location = location.clone();
+    std::thread::spawn(move || {
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let store = Store::open(&location).await.unwrap();
+                let site = Site::load(fixture(), false)
+                    .unwrap()
+                    .with_waitlist(Waitlist::new(store, settings));
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                lathe_site::serve(listener, site, std::future::pending())
+                    .await
+                    .unwrap();
+            });
+    });
+    address
+}
+
+fn unlimited() -> Settings {
+    Settings {
+        per_minute: None,
+        ..Settings::default()
+    }
+}
+
+/// What `location` holds, read through a connection of its own.
+fn stored(location: &Location) -> Vec<Entry> {
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = Store::open(location).await.unwrap();
+        let entries = store.entries().await.unwrap();
+        store.close().await;
+        entries
+    })
+}
+
+/// Posts `body` with `headers` (each a whole line).
+fn post_with(address: SocketAddr, headers: &[&str], body: &[u8]) -> Reply {
+    let mut request = format!(
+        "POST /api/waitlist HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for header in headers {
+        request.push_str(header);
+        request.push_str("\r\n");
+    }
+    request.push_str("\r\n");
+    let mut bytes = request.into_bytes();
+    bytes.extend_from_slice(body);
+    send_bytes(address, &bytes)
+}
+
+/// Posts JSON as the site's own page does.
+fn post(address: SocketAddr, body: &str) -> Reply {
+    post_with(
+        address,
+        &[
+            "Content-Type: application/json",
+            &format!("Origin: http://{address}"),
+            "Sec-Fetch-Site: same-origin",
+        ],
+        body.as_bytes(),
+    )
+}
+
+fn sign_up(email: &str) -> String {
+    serde_json::json!({
+        "name": "Ada Lovelace",
+        "email": email,
+        "company": "Analytical Engines",
+        "role": "CTO",
+        "interest": "enterprise",
+        "message": "A booking app, please.",
+        "privacyNotice": NOTICE,
+    })
+    .to_string()
+}
+
+fn json(reply: &Reply) -> serde_json::Value {
+    serde_json::from_slice(&reply.body)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&reply.body)))
+}
+
+fn error(reply: &Reply) -> String {
+    json(reply)["error"].as_str().unwrap_or_default().to_owned()
+}
+
+/// A sign-up lands as a row; the same address again updates it and says so.
+fn signs_up_and_updates(location: &Location) {
+    let address = collecting(location, unlimited());
+    let first = post(address, &sign_up("Ada@Example.com"));
+    assert_eq!(
+        first.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&first.body)
+    );
+    assert_eq!(json(&first)["status"], "added");
+    assert_eq!(first.header("cache-control"), Some("no-store"));
+    assert_eq!(
+        first.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
+    let [entry] = stored(location).try_into().unwrap();
+    assert_eq!(entry.email, "Ada@Example.com");
+    assert_eq!(entry.name, "Ada Lovelace");
+    assert_eq!(entry.company, "Analytical Engines");
+    assert_eq!(entry.interest.as_str(), "enterprise");
+    assert_eq!(entry.message, "A booking app, please.");
+    assert_eq!(entry.privacy_notice, NOTICE);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let age = now - u128::try_from(entry.created_at).unwrap();
+    assert!(age < 60_000, "stored with its time ({age} ms ago)");
+
+    let again = serde_json::json!({
+        "name": "Ada King", "email": "ada@example.COM", "message": "Still keen.",
+        "privacyNotice": "2027-01-01",
+    });
+    let second = post(address, &again.to_string());
+    assert_eq!(second.status, 200);
+    assert_eq!(json(&second)["status"], "updated");
+    assert!(error(&second).is_empty());
+    let [updated] = stored(location).try_into().unwrap();
+    assert_eq!(updated.name, "Ada King");
+    assert_eq!(updated.company, "", "absent optional fields are empty");
+    assert_eq!(updated.interest.as_str(), "general");
+    assert_eq!(updated.privacy_notice, "2027-01-01");
+    assert_eq!(updated.created_at, entry.created_at, "first sign-up kept");
+    assert!(updated.updated_at >= entry.updated_at);
+}
+
+#[test]
+fn sqlite_a_sign_up_lands_as_a_row_and_the_same_address_updates_it() {
+    signs_up_and_updates(&sqlite());
+}
+
+#[test]
+fn postgres_a_sign_up_lands_as_a_row_and_the_same_address_updates_it() {
+    let postgres = Postgres::start();
+    signs_up_and_updates(&postgres.location);
+}
+
+/// N concurrent sign-ups in, N rows out, each answered 201.
+fn loses_nothing(location: &Location) {
+    const CLIENTS: usize = 50;
+    const EACH: usize = 4;
+    let address = collecting(location, unlimited());
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|client| {
+                scope.spawn(move || {
+                    (0..EACH)
+                        .map(|n| {
+                            post(address, &sign_up(&format!("c{client}.n{n}@example.com"))).status
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    assert_eq!(statuses.len(), CLIENTS * EACH);
+    assert!(statuses.iter().all(|&s| s == 201), "{statuses:?}");
+    let mut emails: Vec<String> = stored(location).into_iter().map(|e| e.email).collect();
+    emails.sort();
+    emails.dedup();
+    assert_eq!(emails.len(), CLIENTS * EACH, "every sign-up, once");
+}
+
+#[test]
+fn sqlite_200_concurrent_sign_ups_make_200_rows() {
+    loses_nothing(&sqlite());
+}
+
+#[test]
+fn postgres_200_concurrent_sign_ups_make_200_rows() {
+    let postgres = Postgres::start();
+    loses_nothing(&postgres.location);
+}
+
+#[test]
+#[expect(clippy::too_many_lines, reason = "one table of cases")]
+fn bad_input_gets_a_clear_refusal_and_stores_nothing() {
+    let location = sqlite();
+    let address = collecting(&location, unlimited());
+    let json_type = "Content-Type: application/json";
+    let origin = format!("Origin: http://{address}");
+    let valid = sign_up("ada@example.com");
+    let with = |key: &str, value: serde_json::Value| {
+        let mut body: serde_json::Value = serde_json::from_str(&valid).unwrap();
+        body[key] = value;
+        body.to_string()
+    };
+    let cases: Vec<(Reply, u16, &str)> = vec![
+        (
+            post_with(address, &["Content-Type: text/plain"], valid.as_bytes()),
+            415,
+            "send the sign-up as JSON (Content-Type: application/json)",
+        ),
+        (
+            post_with(address, &[], valid.as_bytes()),
+            415,
+            "send the sign-up as JSON",
+        ),
+        (
+            post_with(
+                address,
+                &["Content-Type: application/x-www-form-urlencoded"],
+                b"name=Ada",
+            ),
+            415,
+            "send the sign-up as JSON",
+        ),
+        (
+            post_with(address, &[json_type], &vec![b' '; 65 * 1024]),
+            413,
+            "the sign-up is larger than 64 KiB",
+        ),
+        (
+            post(address, "{\"name\": "),
+            400,
+            "not a sign-up: EOF while parsing",
+        ),
+        (
+            post(address, "[]"),
+            400,
+            "not a sign-up: expected a JSON object",
+        ),
+        (
+            post(
+                address,
+                r#"["Ada","ada@example.com","","","general","Hi","1",""]"#,
+            ),
+            400,
+            "not a sign-up: expected a JSON object",
+        ),
+        (post(address, "\u{0}"), 400, "not a sign-up: expected value"),
+        (
+            post(address, &with("name", 7.into())),
+            400,
+            "not a sign-up: invalid type: integer `7`, expected a string",
+        ),
+        (
+            post(address, &with("email", serde_json::Value::Null)),
+            400,
+            "not a sign-up: invalid type: null, expected a string",
+        ),
+        (
+            post(address, &with("interest", "sales".into())),
+            400,
+            "not a sign-up: unknown variant `sales`, expected one of `general`, `enterprise`, `developer`, `partnership`, `press`",
+        ),
+        (
+            post(address, &with("admin", true.into())),
+            400,
+            "not a sign-up: unknown field `admin`",
+        ),
+        (
+            post(address, r#"{"name":"Ada","email":"ada@example.com"}"#),
+            400,
+            "not a sign-up: missing field `message`",
+        ),
+        (
+            post(address, &with("privacyNotice", " ".into())),
+            400,
+            "not a sign-up: privacyNotice must name the version of the privacy notice shown",
+        ),
+        (
+            post(address, &with("privacyNotice", "v".repeat(65).into())),
+            400,
+            "not a sign-up: privacyNotice must name the version",
+        ),
+        (
+            post_with(
+                address,
+                &[json_type, "Origin: https://evil.example"],
+                valid.as_bytes(),
+            ),
+            403,
+            "sign-ups are accepted from the site's own pages only",
+        ),
+        (
+            post_with(address, &[json_type, "Origin: null"], valid.as_bytes()),
+            403,
+            "sign-ups are accepted from the site's own pages only",
+        ),
+        (
+            post_with(
+                address,
+                &[json_type, "Sec-Fetch-Site: cross-site"],
+                valid.as_bytes(),
+            ),
+            403,
+            "sign-ups are accepted from the site's own pages only",
+        ),
+        (
+            post_with(address, &[json_type, &origin], b"{\"name\":\"\xff\"}"),
+            400,
+            "not a sign-up",
+        ),
+    ];
+    for (n, (reply, status, message)) in cases.iter().enumerate() {
+        assert_eq!(
+            reply.status,
+            *status,
+            "case {n}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert!(
+            error(reply).starts_with(message),
+            "case {n}: {:?} does not start with {message:?}",
+            error(reply)
+        );
+        assert_eq!(reply.header("cache-control"), Some("no-store"), "case {n}");
+    }
+    assert!(stored(&location).is_empty());
+    // Other methods: not a page to serve, and not a sign-up.
+    let get = send_to(address, "GET /api/waitlist HTTP/1.1\r\nHost: x");
+    assert_eq!(get.status, 405);
+    assert_eq!(get.header("allow"), Some("POST"));
+    // Still serving, and still collecting.
+    assert_eq!(send_to(address, "GET / HTTP/1.1\r\nHost: x").status, 200);
+    assert_eq!(post(address, &valid).status, 201);
+}
+
+#[test]
+fn the_rules_and_their_messages_are_the_cores() {
+    let location = sqlite();
+    let address = collecting(&location, unlimited());
+    let body = serde_json::json!({
+        "name": " \u{3000}", "email": "ada@example", "message": "", "privacyNotice": NOTICE,
+    });
+    let reply = post(address, &body.to_string());
+    assert_eq!(reply.status, 422);
+    assert_eq!(
+        json(&reply),
+        serde_json::json!({
+            "error": "the sign-up breaks the form's rules",
+            "errors": [
+                { "field": "name", "code": "required", "message": "Full name is required" },
+                { "field": "email", "code": "invalid-email", "message": "Please enter a valid email address" },
+                { "field": "message", "code": "required", "message": "Message is required" },
+            ],
+        })
+    );
+    let reply = post(
+        address,
+        &serde_json::json!({"name":"Ada","email":"","message":"Hi","privacyNotice":NOTICE})
+            .to_string(),
+    );
+    assert_eq!(reply.status, 422);
+    assert_eq!(
+        json(&reply)["errors"][0]["message"],
+        "Email address is required"
+    );
+    assert!(stored(&location).is_empty());
+}
+
+#[test]
+fn the_honeypot_is_answered_as_a_success_and_stores_nothing() {
+    let location = sqlite();
+    let address = collecting(&location, unlimited());
+    let mut body: serde_json::Value = serde_json::from_str(&sign_up("bot@example.com")).unwrap();
+    body["website"] = "https://spam.example".into();
+    let reply = post(address, &body.to_string());
+    assert_eq!(reply.status, 201);
+    assert_eq!(json(&reply)["status"], "added");
+    assert!(stored(&location).is_empty());
+    body["website"] = "".into();
+    assert_eq!(post(address, &body.to_string()).status, 201);
+    assert_eq!(stored(&location).len(), 1, "an empty honeypot is a person");
+}
+
+#[test]
+fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
+    let location = sqlite();
+    let settings = |behind_proxy| Settings {
+        per_minute: NonZeroU32::new(2),
+        behind_proxy,
+        ..Settings::default()
+    };
+    let address = collecting(&location, settings(false));
+    for n in 0..2 {
+        assert_eq!(
+            post(address, &sign_up(&format!("{n}@example.com"))).status,
+            201
+        );
+    }
+    let refused = post(address, &sign_up("2@example.com"));
+    assert_eq!(refused.status, 429);
+    let retry: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=30).contains(&retry), "one sign-up every 30 s: {retry}");
+    assert_eq!(
+        error(&refused),
+        format!("too many sign-ups from your address: try again in {retry} s")
+    );
+    assert_eq!(stored(&location).len(), 2);
+    // Pages are never limited.
+    assert_eq!(send_to(address, "GET / HTTP/1.1\r\nHost: x").status, 200);
+
+    // Behind a proxy, each forwarded address has its own allowance; unless told, the
+    // header is not trusted (anyone could send it).
+    let proxied = collecting(&sqlite(), settings(true));
+    let from = |ip: &str, email: &str| {
+        post_with(
+            proxied,
+            &[
+                "Content-Type: application/json",
+                &format!("X-Forwarded-For: 203.0.113.9, {ip}"),
+            ],
+            sign_up(email).as_bytes(),
+        )
+        .status
+    };
+    assert_eq!(from("198.51.100.1", "a@example.com"), 201);
+    assert_eq!(from("198.51.100.1", "b@example.com"), 201);
+    assert_eq!(from("198.51.100.1", "c@example.com"), 429);
+    assert_eq!(from("198.51.100.2", "c@example.com"), 201);
+    let direct = collecting(&sqlite(), settings(false));
+    for n in 0..3 {
+        let status = post_with(
+            direct,
+            &[
+                "Content-Type: application/json",
+                &format!("X-Forwarded-For: 198.51.100.{n}"),
+            ],
+            sign_up(&format!("{n}@example.com")).as_bytes(),
+        )
+        .status;
+        assert_eq!(status, if n < 2 { 201 } else { 429 });
+    }
+}
+
+#[test]
+fn another_origin_posts_only_when_allowed_with_cors() {
+    let location = sqlite();
+    let allowed = "https://lathe.example.com";
+    let address = collecting(
+        &location,
+        Settings {
+            allowed_origins: vec![allowed.into()],
+            ..unlimited()
+        },
+    );
+    let preflight = send_to(
+        address,
+        &format!(
+            "OPTIONS /api/waitlist HTTP/1.1\r\nHost: x\r\nOrigin: {allowed}\r\n\
+             Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type"
+        ),
+    );
+    assert_eq!(preflight.status, 200);
+    assert_eq!(
+        preflight.header("access-control-allow-origin"),
+        Some(allowed)
+    );
+    assert_eq!(
+        preflight.header("access-control-allow-methods"),
+        Some("POST")
+    );
+    let reply = post_with(
+        address,
+        &[
+            "Content-Type: application/json",
+            &format!("Origin: {allowed}"),
+        ],
+        sign_up("ada@example.com").as_bytes(),
+    );
+    assert_eq!(reply.status, 201);
+    assert_eq!(reply.header("access-control-allow-origin"), Some(allowed));
+    let other = send_to(
+        address,
+        "OPTIONS /api/waitlist HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n\
+         Access-Control-Request-Method: POST",
+    );
+    assert_eq!(other.header("access-control-allow-origin"), None);
+    assert_eq!(stored(&location).len(), 1);
+}
+
+#[test]
+fn a_failing_database_gets_503_and_the_server_keeps_serving() {
+    let location = sqlite();
+    let address = collecting(&location, unlimited());
+    assert_eq!(post(address, &sign_up("ada@example.com")).status, 201);
+    // The table goes, behind the server's back.
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let pool = sqlx::AnyPool::connect(&location.url).await.unwrap();
+        sqlx::query("DROP TABLE waitlist")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+    let reply = post(address, &sign_up("grace@example.com"));
+    assert_eq!(reply.status, 503);
+    assert_eq!(
+        error(&reply),
+        "the sign-up could not be stored just now: please try again"
+    );
+    assert_eq!(send_to(address, "GET / HTTP/1.1\r\nHost: x").status, 200);
+}
+
+#[test]
+fn without_a_database_the_endpoint_says_it_is_not_collecting() {
+    let address = common::start(Site::load(fixture(), false).unwrap());
+    let reply = post(address, &sign_up("ada@example.com"));
+    assert_eq!(reply.status, 503);
+    assert_eq!(
+        error(&reply),
+        "this server is not collecting sign-ups: start it with --database"
+    );
+}
+
+fn owner(location: &Location, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .arg("waitlist")
+        .args(["--database", &location.display()])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_owner_exports_shows_and_erases_entries() {
+    let location = sqlite();
+    let address = collecting(&location, unlimited());
+    for email in ["ada@example.com", "grace@example.com"] {
+        assert_eq!(post(address, &sign_up(email)).status, 201);
+    }
+    let mut body: serde_json::Value = serde_json::from_str(&sign_up("eve@example.com")).unwrap();
+    body["name"] = "=HYPERLINK(\"https://evil.example\")".into();
+    assert_eq!(post(address, &body.to_string()).status, 201);
+
+    let (ok, csv, _) = owner(&location, &["export"]);
+    assert!(ok);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "email,name,company,role,interest,message,privacy_notice,created_at,updated_at"
+    );
+    assert_eq!(lines.len(), 4);
+    assert!(lines[1].starts_with(
+        "ada@example.com,Ada Lovelace,Analytical Engines,CTO,enterprise,\"A booking app, please.\",2026-11-22,"
+    ));
+    assert!(
+        csv.contains("\"'=HYPERLINK(\"\"https://evil.example\"\")\""),
+        "a formula is defused: {csv}"
+    );
+
+    let (ok, exported, _) = owner(&location, &["export", "--format", "json"]);
+    assert!(ok);
+    let exported: serde_json::Value = serde_json::from_str(&exported).unwrap();
+    assert_eq!(exported.as_array().unwrap().len(), 3);
+    assert_eq!(exported[2]["name"], "=HYPERLINK(\"https://evil.example\")");
+    assert_eq!(exported[0]["privacy_notice"], NOTICE);
+
+    let (ok, shown, _) = owner(&location, &["show", "GRACE@example.com"]);
+    assert!(ok);
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["email"], "grace@example.com");
+    assert!(shown["created_at"].as_str().unwrap().ends_with('Z'));
+
+    let (ok, said, _) = owner(&location, &["erase", "Grace@Example.com"]);
+    assert!(ok);
+    assert_eq!(said, "erased the entry for Grace@Example.com\n");
+    let (ok, _, said) = owner(&location, &["show", "grace@example.com"]);
+    assert!(!ok);
+    assert_eq!(said, "lathe-site: no entry for grace@example.com\n");
+    let (ok, _, said) = owner(&location, &["erase", "grace@example.com"]);
+    assert!(!ok);
+    assert_eq!(said, "lathe-site: no entry for grace@example.com\n");
+    let (ok, count, _) = owner(&location, &["count"]);
+    assert!(ok);
+    assert_eq!(count, "2\n");
+
+    let missing: Location = "/nonexistent/folder/w.db".parse().unwrap();
+    let (ok, _, said) = owner(&missing, &["count"]);
+    assert!(!ok);
+    assert!(
+        said.starts_with("lathe-site: cannot open the database /nonexistent/folder/w.db: "),
+        "{said}"
+    );
+}
