@@ -25,7 +25,7 @@ SERVER := target/release/lathe-site
 SERVER_SOURCES := Cargo.toml Cargo.lock $(wildcard server/Cargo.toml server/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
+.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -35,6 +35,14 @@ setup: ## Install whatever is missing (Rust and its wasm32 target, wasm-pack, Ch
 
 start: build ## Install, build and serve the site on http://localhost:4173 (PORT=... to change)
 	$(SERVER) serve --dist web/dist --port $(PORT)
+
+# The site collecting its waitlist for real: the build with WAITLIST_URL=/api/waitlist (in
+# web/dist-waitlist), served with a database. Sign-ups land in DATABASE: a SQLite file
+# (created if missing) or a postgres:// URL. `lathe-site waitlist --help` for the owner's tools.
+DATABASE ?= waitlist.db
+WAITLIST_DIST := web/dist-waitlist
+collect: $(WAITLIST_DIST)/index.html ## Like start, but the form's sign-ups are stored in DATABASE (waitlist.db unless set)
+	$(SERVER) serve --dist $(WAITLIST_DIST) --port $(PORT) --database $(DATABASE)
 
 dev: pkg ## The Vite dev server with hot reload; a change under core/ rebuilds the wasm and reloads
 	npm run dev -w web
@@ -56,9 +64,19 @@ pkg/package.json: $(CORE_SOURCES) | setup
 $(SERVER): $(SERVER_SOURCES) | setup
 	$(RUST) cargo build --release -q -p lathe-site
 
-web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SERVER) | setup
-	npm run build -w web
+# WAITLIST_URL, the build setting (README, "Collecting sign-ups"): recorded in a file that
+# changes only when the setting does, so that changing it rebuilds web/dist.
+WAITLIST_URL ?=
+BUILD_SETTINGS := .tools/build-settings
+$(shell mkdir -p .tools; [ "$$(cat $(BUILD_SETTINGS) 2>/dev/null)" = "WAITLIST_URL=$(WAITLIST_URL)" ] || echo "WAITLIST_URL=$(WAITLIST_URL)" > $(BUILD_SETTINGS))
+
+web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SERVER) $(BUILD_SETTINGS) | setup
+	WAITLIST_URL="$(WAITLIST_URL)" npm run build -w web
 	$(SERVER) compress --dist web/dist
+
+$(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SERVER) | setup
+	WAITLIST_URL=/api/waitlist LATHE_OUT_DIR=dist-waitlist npm run build -w web
+	$(SERVER) compress --dist $(WAITLIST_DIST)
 
 test: lint test-setup test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
 	@echo "All checks and tests passed."
@@ -87,11 +105,11 @@ test-wasm: | setup ## The wasm boundary in headless Chromium and Firefox
 test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web
 
-test-html: build ## The W3C Nu HTML Checker on every built page: no error
-	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist
-	@echo "vnu: $$(find web/dist -name '*.html' | wc -l | tr -d ' ') pages, no error"
+test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every built page (both builds): no error
+	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist $(WAITLIST_DIST)
+	@echo "vnu: $$(find web/dist $(WAITLIST_DIST) -name '*.html' | wc -l | tr -d ' ') pages, no error"
 
-test-e2e: build ## Playwright against the production build: Chromium, nginx, then Firefox and WebKit
+test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production builds: Chromium, nginx, then Firefox and WebKit
 	npm test -w tests
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
@@ -108,4 +126,4 @@ fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightl
 	cd fuzz && cargo +nightly fuzz run form_events -- -max_total_time=$(FUZZ_SECONDS)
 
 clean: ## Remove build output (keeps installed tools)
-	rm -rf pkg web/dist web/dist-server target fuzz/target test-results playwright-report
+	rm -rf pkg web/dist web/dist-server $(WAITLIST_DIST) $(WAITLIST_DIST)-server target fuzz/target test-results playwright-report

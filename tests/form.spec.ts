@@ -149,8 +149,10 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
   await expect(form(page).submit).toHaveText("Request Early Access");
   await expect(form(page).submit).toBeEnabled();
 
-  // The data went nowhere: no request at all from the submit to the reset.
+  // The data went nowhere: no request at all from the submit to the reset, and the
+  // honeypot of the build that sends is not on the page.
   expect(requests).toEqual([]);
+  await expect(page.locator('input[name="website"]')).toHaveCount(0);
   watcher.expectClean();
 });
 

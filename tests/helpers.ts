@@ -17,9 +17,10 @@ export function form(page: Page) {
 
 /**
  * Records console errors, uncaught exceptions and every request that leaves the
- * site's origin; `expectClean()` asserts there were none.
+ * site's origin (`host`, the test server's unless given); `expectClean()` asserts there
+ * were none.
  */
-export function watch(page: Page) {
+export function watch(page: Page, host = "127.0.0.1:4174") {
   const errors: string[] = [];
   const foreign: string[] = [];
   page.on("console", (m) => {
@@ -28,7 +29,7 @@ export function watch(page: Page) {
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("request", (r) => {
     const url = new URL(r.url());
-    if (!["127.0.0.1:4174", ""].includes(url.host) && url.protocol !== "data:") {
+    if (![host, ""].includes(url.host) && url.protocol !== "data:") {
       foreign.push(r.url());
     }
   });

@@ -7,6 +7,7 @@ import react from "@vitejs/plugin-react";
 import { build } from "rolldown";
 import { type Plugin, defineConfig } from "vite";
 import wasm from "vite-plugin-wasm";
+import { outDir, waitlistUrl } from "./scripts/build-settings.mjs";
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = join(web, "..");
@@ -142,7 +143,9 @@ function coreForDevServer(): Plugin {
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
+  // The build settings (scripts/build-settings.mjs), for src/config.ts.
+  define: { __WAITLIST_URL__: JSON.stringify(waitlistUrl) },
   // vite-plugin-wasm declares its plugin as `any`.
   plugins: [
     react(),
@@ -152,6 +155,7 @@ export default defineConfig({
     coreForDevServer(),
   ],
   build: {
+    outDir: isSsrBuild ? `${outDir}-server` : outDir,
     // Top-level await in wasm-pack's bundler output needs ES2022.
     target: "es2022",
     rolldownOptions: {
@@ -179,4 +183,4 @@ export default defineConfig({
     setupFiles: ["./src/test-setup.ts"],
     restoreMocks: true,
   },
-});
+}));

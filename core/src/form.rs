@@ -385,13 +385,16 @@ impl FormMachine {
         if !self.awaits(attempt) {
             return false;
         }
-        let mut known: Vec<FieldError> = errors
-            .iter()
-            .filter_map(|&(field, code)| FieldError::new(field, code))
-            .collect();
-        // In form order, once per field, as `validate` gives them.
-        known.sort_by_key(|e| Field::ALL.iter().position(|&f| f == e.field));
-        known.dedup_by_key(|e| e.field);
+        // In form order, each field's first error the rules can produce, as `validate`
+        // gives them.
+        let mut known = Vec::new();
+        for field in Field::ALL {
+            let first = errors
+                .iter()
+                .filter(|&&(f, _)| f == field)
+                .find_map(|&(f, code)| FieldError::new(f, code));
+            known.extend(first);
+        }
         if known.is_empty() {
             self.back_to_idle_not_sent();
         } else {

@@ -342,10 +342,11 @@ impl FromStr for ErrorCode {
     type Err = UnknownErrorCode;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [ErrorCode::Required, ErrorCode::InvalidEmail]
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or(UnknownErrorCode)
+        match s {
+            "required" => Ok(ErrorCode::Required),
+            "invalid-email" => Ok(ErrorCode::InvalidEmail),
+            _ => Err(UnknownErrorCode),
+        }
     }
 }
 
@@ -387,28 +388,26 @@ impl FieldError {
 
 /// Checks the form against spec §5. Company, role and interest are not validated.
 pub fn validate(fields: &FormValues) -> Vec<FieldError> {
-    let failing = [
-        (
-            Field::Name,
-            fields.name.trim_matches(JS_WHITESPACE).is_empty(),
-            ErrorCode::Required,
-        ),
-        (Field::Email, fields.email.is_empty(), ErrorCode::Required),
-        (
-            Field::Email,
-            !fields.email.is_empty() && !is_valid_email(&fields.email),
-            ErrorCode::InvalidEmail,
-        ),
-        (
-            Field::Message,
-            fields.message.is_empty(),
-            ErrorCode::Required,
-        ),
-    ];
-    failing
+    let name = fields
+        .name
+        .trim_matches(JS_WHITESPACE)
+        .is_empty()
+        .then_some((Field::Name, ErrorCode::Required));
+    let email = if fields.email.is_empty() {
+        Some((Field::Email, ErrorCode::Required))
+    } else if is_valid_email(&fields.email) {
+        None
+    } else {
+        Some((Field::Email, ErrorCode::InvalidEmail))
+    };
+    let message = fields
+        .message
+        .is_empty()
+        .then_some((Field::Message, ErrorCode::Required));
+    [name, email, message]
         .into_iter()
-        .filter(|&(_, fails, _)| fails)
-        .filter_map(|(field, _, code)| FieldError::new(field, code))
+        .flatten()
+        .filter_map(|(field, code)| FieldError::new(field, code))
         .collect()
 }
 

@@ -60,6 +60,16 @@ fn read_update(values: &JsValue) -> Result<FormUpdate, JsError> {
     Ok(update)
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// One of a server's field errors, `{ field, code }`, read by property.
+    type ReportedError;
+    #[wasm_bindgen(method, getter, structural)]
+    fn field(this: &ReportedError) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn code(this: &ReportedError) -> JsValue;
+}
+
 /// Reads `[{ field: "email", code: "invalid-email" }, ...]`, a server's field errors.
 /// Entries that name no field or code of the core's are skipped: a server may know
 /// more codes than this core.
@@ -67,19 +77,21 @@ fn read_field_errors(errors: &JsValue) -> Result<Vec<(Field, ErrorCode)>, JsErro
     if !Array::is_array(errors) {
         return Err(JsError::new("expected an array of { field, code }"));
     }
-    let key = |entry: &JsValue, name: &str| {
-        js_sys::Reflect::get(entry, &JsValue::from_str(name))
-            .ok()
-            .and_then(|v| v.as_string())
-    };
-    Ok(Array::from(errors)
-        .iter()
-        .filter_map(|entry| {
-            let field = key(&entry, "field")?.parse().ok()?;
-            let code = key(&entry, "code")?.parse().ok()?;
-            Some((field, code))
-        })
-        .collect())
+    let errors: &Array = errors.unchecked_ref();
+    let mut read = Vec::new();
+    for i in 0..errors.length() {
+        let entry = errors.get(i);
+        if !entry.is_object() {
+            continue;
+        }
+        let entry: &ReportedError = entry.unchecked_ref();
+        let field = entry.field().as_string().and_then(|f| f.parse().ok());
+        let code = entry.code().as_string().and_then(|c| c.parse().ok());
+        if let (Some(field), Some(code)) = (field, code) {
+            read.push((field, code));
+        }
+    }
+    Ok(read)
 }
 
 /// The waitlist form: its values, phase and errors. Call `tick(now)` at `wakeAt`.

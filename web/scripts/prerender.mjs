@@ -9,9 +9,11 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { outDir, waitlistOrigin } from "./build-settings.mjs";
+
 const web = join(dirname(fileURLToPath(import.meta.url)), "..");
-const dist = join(web, "dist");
-const server = join(web, "dist-server");
+const dist = join(web, outDir);
+const server = join(web, `${outDir}-server`);
 const { render, prerendered, product } = await import(join(server, "entry-server.js"));
 
 const template = readFileSync(join(dist, "index.html"), "utf8");
@@ -25,7 +27,8 @@ const hashes = inlineScripts.map(
 const policy = [
   "default-src 'none'",
   `script-src 'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
-  "connect-src 'self'",
+  // The wasm core is fetched from the site; sign-ups go to WAITLIST_URL, if it is elsewhere.
+  `connect-src 'self'${waitlistOrigin ? ` ${waitlistOrigin}` : ""}`,
   "style-src 'self'",
   "img-src 'self'",
   "font-src 'self'",

@@ -14,14 +14,21 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function setup(props: { core: Core | null; unavailable?: boolean } = { core: null }) {
+function setup(
+  props: { core: Core | null; unavailable?: boolean; endpoint?: string } = { core: null },
+) {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance", "Date"] });
   // No delays between keystrokes: the only timers running are the form's own.
   const user = userEvent.setup({ delay: null });
   // In a router, as on the page: the privacy notice links to the policy.
-  const view = render(<WaitlistForm core={props.core} unavailable={props.unavailable ?? false} />, {
-    wrapper: MemoryRouter,
-  });
+  const view = render(
+    <WaitlistForm
+      core={props.core}
+      unavailable={props.unavailable ?? false}
+      endpoint={props.endpoint ?? null}
+    />,
+    { wrapper: MemoryRouter },
+  );
   return { user, ...view };
 }
 
@@ -199,7 +206,7 @@ describe("WaitlistForm", () => {
     container.remove();
   });
 
-  it("restores a draft after a refresh and clears it once a submit succeeds", async () => {
+  it("restores a draft after a refresh and clears it once the thank-you panel shows", async () => {
     sessionStorage.setItem(
       "lathe:waitlist-draft",
       JSON.stringify({ name: "Ada", email: "ada@example.com", message: "Kept", interest: "press" }),
@@ -215,6 +222,10 @@ describe("WaitlistForm", () => {
     });
     await user.click(submitButton());
     expect(submitButton()).toHaveTextContent("Submitting...");
+    // Kept while submitting: a submit that sends may still fail.
+    expect(sessionStorage.getItem("lathe:waitlist-draft")).toContain("Kept and more");
+    await advance(2000);
+    expect(screen.getByRole("heading", { name: "Thank you!" })).toBeInTheDocument();
     expect(sessionStorage.getItem("lathe:waitlist-draft")).toBeNull();
   });
 
@@ -225,5 +236,112 @@ describe("WaitlistForm", () => {
     expect(vi.getTimerCount()).toBe(1);
     unmount();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  describe("with an endpoint", () => {
+    /** A fetch that answers when told to, recording what it was sent. */
+    function fakeServer() {
+      const calls: { url: string; init: RequestInit; answer: (r: Response | Error) => void }[] = [];
+      vi.stubGlobal(
+        "fetch",
+        vi.fn(
+          (url: string, init: RequestInit) =>
+            new Promise<Response>((resolve, reject) => {
+              calls.push({
+                url,
+                init,
+                answer: (r) => {
+                  if (r instanceof Error) reject(r);
+                  else resolve(r);
+                },
+              });
+              init.signal?.addEventListener("abort", () => {
+                reject(new DOMException("aborted", "AbortError"));
+              });
+            }),
+        ),
+      );
+      return calls;
+    }
+
+    afterEach(() => {
+      vi.unstubAllGlobals();
+    });
+
+    it("posts the values as JSON and thanks only once the server says so", async () => {
+      const calls = fakeServer();
+      const { user } = setup({ core, endpoint: "/api/waitlist" });
+      await fillValid(user);
+      await user.click(submitButton());
+      expect(calls).toHaveLength(1);
+      const [call] = calls;
+      expect(call?.url).toBe("/api/waitlist");
+      expect(call?.init.method).toBe("POST");
+      expect(JSON.parse(String(call?.init.body))).toEqual({
+        name: "Ada Lovelace",
+        email: "ada@example.com",
+        company: "",
+        role: "",
+        interest: "general",
+        message: "An app for my bakery.",
+        privacyNotice: "2026-11-22",
+        website: "",
+      });
+      await advance(5000);
+      expect(submitButton()).toHaveTextContent("Submitting...");
+      await act(async () => {
+        call?.answer(new Response('{"status":"added"}', { status: 201 }));
+        await Promise.resolve();
+      });
+      expect(await screen.findByRole("heading", { name: "Thank you!" })).toBeInTheDocument();
+    });
+
+    it("gives up after 10 s, abandons the request and keeps everything", async () => {
+      const calls = fakeServer();
+      const { user } = setup({ core, endpoint: "/api/waitlist" });
+      await fillValid(user);
+      await user.click(submitButton());
+      await advance(9999);
+      expect(submitButton()).toHaveTextContent("Submitting...");
+      expect(calls[0]?.init.signal?.aborted).toBe(false);
+      await advance(1);
+      expect(screen.getByRole("alert")).toHaveTextContent(/could not be sent, but nothing is lost/);
+      expect(calls[0]?.init.signal?.aborted).toBe(true);
+      expect(field(/Full name/)).toHaveValue("Ada Lovelace");
+      expect(screen.getByRole("alert")).toHaveFocus();
+      // A late answer to the abandoned request changes nothing.
+      calls[0]?.answer(new Response("{}", { status: 201 }));
+      await advance(0);
+      expect(screen.queryByRole("heading", { name: "Thank you!" })).not.toBeInTheDocument();
+    });
+
+    it("shows a server's field errors, and a plain failure for anything unexpected", async () => {
+      const calls = fakeServer();
+      const { user } = setup({ core, endpoint: "/api/waitlist" });
+      await fillValid(user);
+      await user.click(submitButton());
+      const refusal = { errors: [{ field: "name", code: "required" }, { field: "x" }] };
+      await act(async () => {
+        calls[0]?.answer(new Response(JSON.stringify(refusal), { status: 422 }));
+        await vi.advanceTimersByTimeAsync(0);
+      });
+      expect(screen.getByText("Full name is required")).toBeInTheDocument();
+      expect(field(/Full name/)).toHaveFocus();
+      expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+      for (const answer of [
+        new Response("<html>", { status: 422 }),
+        new Response("{}", { status: 503 }),
+        new TypeError("Failed to fetch"),
+      ]) {
+        await user.click(submitButton());
+        await act(async () => {
+          calls.at(-1)?.answer(answer);
+          await vi.advanceTimersByTimeAsync(0);
+        });
+        expect(screen.getByRole("alert")).toHaveTextContent(/could not be sent/);
+        expect(field(/Email address/)).toHaveValue("ada@example.com");
+      }
+      expect(calls).toHaveLength(4);
+    });
   });
 });

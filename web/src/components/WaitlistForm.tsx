@@ -1,4 +1,5 @@
-import { type SubmitEvent, useEffect, useId, useRef } from "react";
+import { type SubmitEvent, useEffect, useEffectEvent, useId, useRef } from "react";
+import { waitlistEndpoint } from "../config";
 import { type Core, type Field, type FieldSpec, constants } from "../core";
 import { company } from "../content/company";
 import { fieldText, formText, interestLabels } from "../content/form";
@@ -12,6 +13,8 @@ interface WaitlistFormProps {
   readonly core: Core | null;
   /** True if the core failed to load: the form keeps its text and says what to do. */
   readonly unavailable: boolean;
+  /** Where to post sign-ups; null sends nothing (the original site). The build's WAITLIST_URL by default. */
+  readonly endpoint?: string | null;
 }
 
 const { fields, interests, messageRows, initial } = constants.form;
@@ -20,13 +23,21 @@ const { fields, interests, messageRows, initial } = constants.form;
  * The early-access form. It renders what the core says: values, errors beneath their
  * fields, the submit label, and the thank-you panel while the core is in "submitted".
  */
-export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
-  const form = useWaitlistForm(core);
+export function WaitlistForm({
+  core,
+  unavailable,
+  endpoint = waitlistEndpoint,
+}: WaitlistFormProps) {
+  const form = useWaitlistForm(
+    core,
+    endpoint === null ? null : { endpoint, privacyNotice: formText.privacyVersion },
+  );
   const idPrefix = useId();
-  const id = (field: Field) => `${idPrefix}-${field}`;
+  const id = (field: Field | "website") => `${idPrefix}-${field}`;
   const statusRef = useRef<HTMLDivElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const unavailableRef = useRef<HTMLParagraphElement>(null);
+  const notSentRef = useRef<HTMLParagraphElement>(null);
   const submitted = form.phase === "submitted";
   const busy = form.phase !== "idle";
   // Nothing to submit to until the core is here (or known to be missing): disabled, so
@@ -63,9 +74,25 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
     wasSubmitted.current = submitted;
   });
 
+  // A send that ends back in idle: focus goes to what the visitor must read, the first
+  // error or the message, unless they have moved on to a field.
+  const focusFailure = useEffectEvent(() => {
+    const active = document.activeElement;
+    const moved = active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement;
+    if (moved || active instanceof HTMLSelectElement) return;
+    const first = form.errors[0];
+    if (first) document.getElementById(id(first.field))?.focus();
+    else notSentRef.current?.focus();
+  });
+  const { failures } = form;
+  useEffect(() => {
+    if (failures > 0) focusFailure();
+  }, [failures]);
+
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const result = form.submit();
+    const honeypot = formRef.current?.elements.namedItem("website");
+    const result = form.submit(honeypot instanceof HTMLInputElement ? honeypot.value : "");
     if (result === null) {
       // No core: the message saying where to write instead is already shown; go to it.
       unavailableRef.current?.focus();
@@ -166,6 +193,25 @@ export function WaitlistForm({ core, unavailable }: WaitlistFormProps) {
             // Hidden unless the pre-paint script found the browser unable to run the app.
             <p className="form-unsupported">
               {formText.unsupported} <a href={`mailto:${company.email}`}>{company.email}</a>.
+            </p>
+          )}
+          {endpoint !== null && (
+            // The honeypot: off screen and hidden from assistive technology, so only a bot
+            // fills it in; the server then answers as usual and keeps nothing.
+            <div className="form-trap" aria-hidden="true">
+              <label htmlFor={id("website")}>{formText.honeypot}</label>
+              <input
+                id={id("website")}
+                name="website"
+                type="text"
+                tabIndex={-1}
+                autoComplete="off"
+              />
+            </div>
+          )}
+          {form.notice === "not-sent" && (
+            <p ref={notSentRef} className="form-unavailable" role="alert" tabIndex={-1}>
+              {formText.notSent} <a href={`mailto:${company.email}`}>{company.email}</a>.
             </p>
           )}
           {unavailable && (

@@ -35,8 +35,18 @@ export const formText = {
     "The form can't be sent right now. Everything you typed is still here: please copy it and email us at",
   unsupported:
     "This browser is too old to send the form (it needs Chrome or Edge 97, Firefox 102 or Safari 16, or newer). Everything on the page can still be read; to join the waitlist, email us at",
+  /** When a form that sends could not deliver a submit (WAITLIST_URL builds only). */
+  notSent:
+    "Your request could not be sent, but nothing is lost: everything you typed is still here. Please try again in a moment, or email us at",
+  /** The honeypot's label: never seen, as the field is off screen and hidden from assistive technology. */
+  honeypot: "Leave this field empty",
   /** Beneath the button: who keeps what is sent, why, how long, and the visitor's rights. */
   privacy: `${company.parent} keeps what you send here to answer you and to invite you to the beta, for 2 years after our last contact, and never sells it. You can see, correct or erase it at any time: {gdpr}.`,
+  /**
+   * The version of the privacy notice above, stored with each sign-up a server collects.
+   * Change it whenever the notice's words change.
+   */
+  privacyVersion: "2026-11-22",
   thankYouHeading: "Thank you!",
   thankYouBody: "You're on the list. We'll email you when your early-access invitation is ready.",
 } as const;

@@ -26,6 +26,7 @@ export type {
   FormUpdate,
   FormValues,
   Interest,
+  Notice,
   Phase,
   ShapeKind,
   SubmitOutcome,
@@ -43,12 +44,26 @@ export class CoreError extends Error {
   override readonly name = "CoreError";
 }
 
+/** A field error as a server running the core's rules reports it. */
+export interface ReportedFieldError {
+  readonly field: string;
+  readonly code: string;
+}
+
 /** One waitlist form in the core: idle → submitting → submitted → idle. */
 export interface FormHandle {
   /** Sets the values given; a `CoreError` if the form is busy or a value is not allowed. */
   set(values: FormUpdate): void;
   /** Submits at `now` (the clock `tick` is given too). */
   submit(now: number): SubmitOutcome;
+  /** The number of the last valid submit: a sending form reports its outcome with it. */
+  attempt(): number;
+  /** Submit `attempt` was delivered at `now`: the thank-you panel. False if stale. */
+  delivered(attempt: number, now: number): boolean;
+  /** Submit `attempt` could not be delivered: idle, everything kept, notice "not-sent". */
+  failed(attempt: number): boolean;
+  /** The server refused submit `attempt` for these fields: idle, with their errors. */
+  refused(attempt: number, errors: readonly ReportedFieldError[]): boolean;
   /** Advances to `now`; true if the state changed. Call it at `state().wakeAt`. */
   tick(now: number): boolean;
   /** Everything the form renders. */
@@ -76,8 +91,11 @@ export interface BackgroundHandle {
 
 /** The core, loaded and ready. */
 export interface Core {
-  /** A new idle, empty form. */
-  createForm(): FormHandle;
+  /**
+   * A new idle, empty form. With `sending`, a valid submit waits for the caller to send
+   * the values and report the outcome (at most 10 s); without, it thanks after 2 s.
+   */
+  createForm(options?: { readonly sending?: boolean }): FormHandle;
   /** A new background for a `width` × `height` viewport; the same seed, the same shapes. */
   createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
 }
@@ -113,8 +131,8 @@ function createCore(pkg: Package): Core {
   const memory = pkg.wasmMemory();
   const { stride } = constants.background;
   return {
-    createForm() {
-      const form = new pkg.WaitlistForm();
+    createForm(options) {
+      const form = options?.sending ? pkg.WaitlistForm.sending() : new pkg.WaitlistForm();
       return {
         set: (values) => {
           call(`set ${Object.keys(values).join(", ")}`, () => {
@@ -122,6 +140,10 @@ function createCore(pkg: Package): Core {
           });
         },
         submit: (now) => form.submit(now),
+        attempt: () => form.attempt(),
+        delivered: (attempt, now) => form.delivered(attempt, now),
+        failed: (attempt) => form.failed(attempt),
+        refused: (attempt, errors) => call("report a refusal", () => form.refused(attempt, errors)),
         tick: (now) => form.tick(now),
         state: () => form.state(),
         dispose: () => {

@@ -5,17 +5,29 @@ import {
   type FieldError,
   type FormHandle,
   type FormValues,
+  type Notice,
   type Phase,
   type SubmitOutcome,
   constants,
 } from "../core";
 import { clearDraft, loadDraft, saveDraft } from "./formDraft";
+import { sendSignUp } from "./sendSignUp";
 
 export interface WaitlistFormView {
   readonly phase: Phase;
   readonly values: FormValues;
   readonly errors: readonly FieldError[];
   readonly submitLabel: string;
+  /** "not-sent" when the last submit could not be delivered (a form that sends only). */
+  readonly notice: Notice | null;
+}
+
+/** Where a form that sends posts its sign-ups, and what it says with them. */
+export interface SendTo {
+  /** The endpoint (WAITLIST_URL). */
+  readonly endpoint: string;
+  /** The version of the privacy notice shown beside the form. */
+  readonly privacyNotice: string;
 }
 
 export interface SubmitResult {
@@ -25,8 +37,13 @@ export interface SubmitResult {
 
 export interface WaitlistFormHandle extends WaitlistFormView {
   readonly set: (field: Field, value: string) => void;
-  /** What the core did with the submit and the errors it found; null without a core. */
-  readonly submit: () => SubmitResult | null;
+  /**
+   * What the core did with the submit and the errors it found; null without a core. A
+   * form that sends posts its values (and `honeypot`) once the core has started.
+   */
+  readonly submit: (honeypot?: string) => SubmitResult | null;
+  /** How many submits have ended back in idle (not delivered, refused, timed out). */
+  readonly failures: number;
 }
 
 /**
@@ -44,13 +61,30 @@ const DRAFT_SAVE_DELAY_MS = 300;
  * ready (handing over whatever was typed before), frees it on unmount, and wakes it at
  * the times it asks for. The clock is `performance.now()`, so a test clock that fakes
  * timers fakes both.
+ *
+ * Given `sendTo`, the form sends: a valid submit posts the values there and reports to
+ * the core how it went (the core decides what the form shows, and gives up after 10 s,
+ * when the request is abandoned). Without, it behaves as the original site did.
  */
-export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
+export function useWaitlistForm(
+  core: Core | null,
+  sendTo: SendTo | null = null,
+): WaitlistFormHandle {
   const formRef = useRef<FormHandle | null>(null);
+  /** The request under way, abandoned once the form stops waiting for it. */
+  const sendingRef = useRef<AbortController | null>(null);
+  const sending = sendTo !== null;
   // Before the core is here: the state of a new form, as the core describes it.
   const [view, setView] = useState<WaitlistFormView & { wakeAt: number | null }>(
     constants.form.initial,
   );
+  const [failures, setFailures] = useState(0);
+  /** Shows the form's new state; a submit that ended back in idle counts as a failure. */
+  const show = useCallback((form: FormHandle, before: Phase) => {
+    const state = form.state();
+    setView(state);
+    if (before === "submitting" && state.phase === "idle") setFailures((n) => n + 1);
+  }, []);
   // What was typed before the core was ready goes into the new form, nothing lost.
   const handOverDraft = useEffectEvent((form: FormHandle) => {
     form.set(view.values);
@@ -58,15 +92,16 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
 
   useEffect(() => {
     if (!core) return;
-    const form = core.createForm();
+    const form = core.createForm({ sending });
     handOverDraft(form);
     // No re-render needed: the view already shows the draft the form was just given.
     formRef.current = form;
     return () => {
       formRef.current = null;
+      sendingRef.current?.abort();
       form.dispose();
     };
-  }, [core]);
+  }, [core, sending]);
 
   // A draft from before a refresh, restored after hydration (the server has no
   // sessionStorage, so the first render must match its HTML). Runs after the effect
@@ -92,21 +127,31 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     const wake = () => {
       const now = performance.now();
       if (now < wakeAt) sleep();
-      else if (form.tick(now)) setView(form.state());
+      else {
+        const before = form.state().phase;
+        if (form.tick(now)) show(form, before);
+      }
     };
     sleep();
     return () => {
       clearTimeout(timer);
     };
-  }, [wakeAt]);
+  }, [wakeAt, show]);
 
-  // Keep a draft while idle; a submit that starts clears it (the reset empties the form).
+  // A request the form no longer waits for (it timed out) is abandoned.
   const { values, phase } = view;
   useEffect(() => {
-    if (phase !== "idle") {
+    if (phase !== "submitting") sendingRef.current?.abort();
+  }, [phase]);
+
+  // Keep a draft while idle, and while a submit is under way (it may fail); the thank-you
+  // panel clears it (the reset empties the form).
+  useEffect(() => {
+    if (phase === "submitted") {
       clearDraft();
       return;
     }
+    if (phase !== "idle") return;
     const timer = setTimeout(() => {
       saveDraft(values);
     }, DRAFT_SAVE_DELAY_MS);
@@ -138,14 +183,36 @@ export function useWaitlistForm(core: Core | null): WaitlistFormHandle {
     }
   }, []);
 
-  const submit = useCallback((): SubmitResult | null => {
-    const form = formRef.current;
-    if (!form) return null;
-    const outcome = form.submit(performance.now());
-    const state = form.state();
-    setView(state);
-    return { outcome, errors: state.errors };
-  }, []);
+  const endpoint = sendTo?.endpoint;
+  const privacyNotice = sendTo?.privacyNotice ?? "";
+  const submit = useCallback(
+    (honeypot = ""): SubmitResult | null => {
+      const form = formRef.current;
+      if (!form) return null;
+      const outcome = form.submit(performance.now());
+      const state = form.state();
+      setView(state);
+      if (outcome === "started" && endpoint !== undefined) {
+        const attempt = form.attempt();
+        const controller = new AbortController();
+        sendingRef.current = controller;
+        const signUp = { ...state.values, privacyNotice, website: honeypot };
+        void sendSignUp(endpoint, signUp, controller.signal).then((delivery) => {
+          // A form since disposed, or a request abandoned: nobody waits for the answer.
+          if (formRef.current !== form || delivery.kind === "aborted") return;
+          const changed =
+            delivery.kind === "delivered"
+              ? form.delivered(attempt, performance.now())
+              : delivery.kind === "refused"
+                ? form.refused(attempt, delivery.errors)
+                : form.failed(attempt);
+          if (changed) show(form, "submitting");
+        });
+      }
+      return { outcome, errors: state.errors };
+    },
+    [endpoint, privacyNotice, show],
+  );
 
-  return { ...view, set, submit };
+  return { ...view, failures, set, submit };
 }

@@ -1,0 +1,374 @@
+// The waitlist collecting for real: the build with WAITLIST_URL=/api/waitlist
+// (web/dist-waitlist) served by `lathe-site serve --database`, each test with a server and
+// a SQLite file of its own. What was stored is read back with the owner's own tool,
+// `lathe-site waitlist export`. Network failures are real where they can be (a server
+// stopped, or frozen with SIGSTOP); a 500 and a server's field errors are answered by
+// Playwright, as this server never gives them for what the form sends.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import AxeBuilder from "@axe-core/playwright";
+import { type Page, test as base, expect } from "@playwright/test";
+import { coreReady, form, watch } from "./helpers";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const binary = join(root, "target/release/lathe-site");
+const dist = join(root, "web/dist-waitlist");
+/** The privacy notice's version, as web/src/content/form.ts gives it. */
+const privacyVersion = "2026-11-22";
+
+interface Entry {
+  email: string;
+  name: string;
+  company: string;
+  role: string;
+  interest: string;
+  message: string;
+  privacy_notice: string;
+  created_at: string;
+}
+
+interface Server {
+  readonly url: string;
+  /** Stops the server (SIGTERM) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again, on the same port and database. */
+  start(): Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the process: a server that does not answer. */
+  freeze(): void;
+  thaw(): void;
+  /** Everything stored, as the owner exports it. */
+  entries(): Promise<Entry[]>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => {
+        resolve(typeof address === "object" && address ? address.port : 0);
+      });
+    });
+  });
+}
+
+/** Spawns the server and waits for its "serving" line. */
+async function launch(args: string[]): Promise<ChildProcess> {
+  const child = spawn(binary, ["serve", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    let said = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes("collecting sign-ups")) resolve();
+    });
+    child.once("exit", (code) => {
+      reject(new Error(`lathe-site exited (${String(code)}) before serving: ${said}`));
+    });
+  });
+  return child;
+}
+
+const test = base.extend<{ serverOptions: string[]; server: Server }>({
+  serverOptions: [[], { option: true }],
+  server: async ({ serverOptions }, use) => {
+    const folder = mkdtempSync(join(tmpdir(), "lathe-waitlist-"));
+    const database = join(folder, "waitlist.db");
+    const port = await freePort();
+    const args = [
+      ...["--dist", dist, "--port", String(port), "--database", database],
+      ...serverOptions,
+    ];
+    let child = await launch(args);
+    const stop = async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGCONT");
+      child.kill("SIGTERM");
+      await exited;
+    };
+    await use({
+      url: `http://127.0.0.1:${String(port)}`,
+      stop,
+      start: async () => {
+        child = await launch(args);
+      },
+      freeze: () => child.kill("SIGSTOP"),
+      thaw: () => child.kill("SIGCONT"),
+      entries: async () => {
+        const { stdout } = await promisify(execFile)(binary, [
+          ...["waitlist", "--database", database, "export", "--format", "json"],
+        ]);
+        return JSON.parse(stdout) as Entry[];
+      },
+    });
+    await stop();
+    rmSync(folder, { recursive: true, force: true });
+  },
+});
+
+/** Opens the contact page on `server` with a fake clock (which only runFor moves). */
+async function open(page: Page, server: Server) {
+  await page.clock.install({ time: new Date("2026-01-05T09:00:00Z") });
+  await page.goto(`${server.url}/contact`);
+  await coreReady(page);
+  await page.clock.pauseAt(new Date("2026-01-05T09:01:00Z"));
+}
+
+/** Counts the page's posts to the endpoint. */
+function posts(page: Page) {
+  const sent: string[] = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && new URL(r.url()).pathname === "/api/waitlist") {
+      sent.push(r.postData() ?? "");
+    }
+  });
+  return sent;
+}
+
+async function fill(page: Page, email = "ada@example.com") {
+  const f = form(page);
+  await f.name.fill("Ada Lovelace");
+  await f.email.fill(email);
+  await f.company.fill("Analytical Engines");
+  await f.role.fill("CTO");
+  await f.interest.selectOption("enterprise");
+  await f.message.fill("A booking app with sign-in.");
+}
+
+const typed = {
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  company: "Analytical Engines",
+  role: "CTO",
+  message: "A booking app with sign-in.",
+};
+
+/** Every field still holds what was typed. */
+async function expectKept(page: Page) {
+  const f = form(page);
+  for (const [field, value] of Object.entries(typed)) {
+    await expect(f[field as keyof typeof typed]).toHaveValue(value);
+  }
+  await expect(f.interest).toHaveValue("enterprise");
+}
+
+const notSent =
+  "Your request could not be sent, but nothing is lost: everything you typed is still here. Please try again in a moment, or email us at hello@example.com.";
+
+test("a sign-up lands as a row, with its interest and the privacy notice's version", async ({
+  page,
+  server,
+}) => {
+  const seen = watch(page, new URL(server.url).host);
+  const sent = posts(page);
+  await open(page, server);
+  await fill(page);
+  await form(page).submit.click();
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  expect(sent).toHaveLength(1);
+  expect(JSON.parse(sent[0] ?? "")).toEqual({
+    ...typed,
+    interest: "enterprise",
+    privacyNotice: privacyVersion,
+    website: "",
+  });
+  const [entry, ...rest] = await server.entries();
+  expect(rest).toEqual([]);
+  expect(entry).toMatchObject({ ...typed, interest: "enterprise", privacy_notice: privacyVersion });
+  // The panel for 5 s from the answer, then an empty form, as in the default build.
+  await page.clock.runFor(4999);
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await page.clock.runFor(1);
+  await expect(form(page).name).toHaveValue("");
+  seen.expectClean();
+});
+
+test("while the server thinks, the button says Submitting... and fields cannot change", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  await fill(page);
+  server.freeze();
+  try {
+    await form(page).submit.click();
+    await expect(form(page).submit).toHaveText("Submitting...");
+    await expect(form(page).submit).toBeDisabled();
+    await expect(form(page).name).toHaveAttribute("readonly", "");
+    // Not the default build's 2 s: only the answer ends it.
+    await page.clock.runFor(2000);
+    await expect(form(page).submit).toHaveText("Submitting...");
+  } finally {
+    server.thaw();
+  }
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+});
+
+test("a server that is down: idle, everything kept, the message; a retry succeeds", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  await fill(page);
+  await server.stop();
+  await form(page).submit.click();
+  const alert = page.getByRole("alert");
+  await expect(alert).toHaveText(notSent);
+  await expect(alert).toBeFocused();
+  await expect(form(page).submit).toHaveText("Request Early Access");
+  await expectKept(page);
+  // And kept across a refresh: the draft is saved once typing pauses for 300 ms.
+  await page.clock.runFor(300);
+  expect(await page.evaluate(() => sessionStorage.getItem("lathe:waitlist-draft"))).toContain(
+    "Analytical Engines",
+  );
+  await server.start();
+  await form(page).submit.click();
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  expect(await server.entries()).toHaveLength(1);
+});
+
+test("a server too slow to answer: after 10 s the form gives up, keeps everything, and a retry succeeds", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  await fill(page);
+  server.freeze();
+  try {
+    await form(page).submit.click();
+    await page.clock.runFor(9999);
+    await expect(form(page).submit).toHaveText("Submitting...");
+    await page.clock.runFor(1);
+    await expect(page.getByRole("alert")).toHaveText(notSent);
+    await expectKept(page);
+  } finally {
+    server.thaw();
+  }
+  // The first post may still land once the server wakes; the retry then updates it.
+  await form(page).submit.click();
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  const entries = await server.entries();
+  expect(entries.map((e) => e.email)).toEqual(["ada@example.com"]);
+});
+
+test("a server answering 500: idle, everything kept, the message; a retry succeeds", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  await fill(page);
+  await page.route("**/api/waitlist", (route) =>
+    route.fulfill({
+      status: 500,
+      contentType: "text/html",
+      body: "<h1>Internal Server Error</h1>",
+    }),
+  );
+  await form(page).submit.click();
+  await expect(page.getByRole("alert")).toHaveText(notSent);
+  await expectKept(page);
+  expect(await server.entries()).toEqual([]);
+  await page.unroute("**/api/waitlist");
+  await form(page).submit.click();
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  expect(await server.entries()).toHaveLength(1);
+});
+
+test("field errors from the server appear beneath their fields, in the core's words", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  await fill(page);
+  await page.route("**/api/waitlist", (route) =>
+    route.fulfill({
+      status: 422,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: "the sign-up breaks the form's rules",
+        errors: [
+          { field: "email", code: "invalid-email", message: "(the server's words are not shown)" },
+          { field: "message", code: "required" },
+        ],
+      }),
+    }),
+  );
+  await form(page).submit.click();
+  await expect(form(page).email).toHaveAttribute("aria-invalid", "true");
+  await expect(form(page).email).toHaveAccessibleDescription(/Please enter a valid email address/);
+  await expect(form(page).message).toHaveAccessibleDescription(/Message is required/);
+  await expect(form(page).email).toBeFocused();
+  await expect(page.getByRole("alert")).toHaveCount(0);
+  await expectKept(page);
+});
+
+test("a triple click sends one request and makes one row", async ({ page, server }) => {
+  const sent = posts(page);
+  await open(page, server);
+  await fill(page);
+  await form(page).submit.click({ clickCount: 3 });
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  expect(sent).toHaveLength(1);
+  expect(await server.entries()).toHaveLength(1);
+});
+
+test("the honeypot: a bot that fills it is thanked, and nothing is kept", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  await fill(page, "bot@example.com");
+  await page.locator('input[name="website"]').fill("https://spam.example", { force: true });
+  await form(page).submit.click();
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  expect(await server.entries()).toEqual([]);
+});
+
+test.describe("with a limit of one sign-up a minute", () => {
+  test.use({ serverOptions: ["--sign-ups-per-minute", "1"] });
+
+  test("a second sign-up is refused: the message, everything kept", async ({ page, server }) => {
+    await open(page, server);
+    await fill(page, "first@example.com");
+    await form(page).submit.click();
+    await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+    await page.clock.runFor(5000);
+    await fill(page);
+    const answer = page.waitForResponse("**/api/waitlist");
+    await form(page).submit.click();
+    expect((await answer).status()).toBe(429);
+    expect(Number((await answer).headers()["retry-after"])).toBeGreaterThan(0);
+    await expect(page.getByRole("alert")).toHaveText(notSent);
+    await expectKept(page);
+    expect((await server.entries()).map((e) => e.email)).toEqual(["first@example.com"]);
+  });
+});
+
+test("the page that sends is accessible, its honeypot hidden from everyone", async ({
+  page,
+  server,
+}) => {
+  await open(page, server);
+  const trap = page.locator('input[name="website"]');
+  await expect(trap).toHaveAttribute("tabindex", "-1");
+  expect(await page.getByRole("textbox").count()).toBe(5);
+  await page.keyboard.press("Tab");
+  for (let i = 0; i < 40; i += 1) {
+    await expect(trap).not.toBeFocused();
+    await page.keyboard.press("Tab");
+  }
+  await server.stop();
+  await fill(page);
+  await form(page).submit.click();
+  await expect(page.getByRole("alert")).toBeVisible();
+  await page.clock.resume(); // axe waits on timers of its own
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations).toEqual([]);
+});

@@ -1,0 +1,10 @@
+// The build's settings, as the app sees them (set in the environment of `make build`;
+// see web/scripts/build-settings.mjs).
+
+declare const __WAITLIST_URL__: string;
+
+/**
+ * Where the waitlist form posts its sign-ups (WAITLIST_URL), or null: then it sends
+ * nothing and thanks the visitor after 2 s, as the original site did.
+ */
+export const waitlistEndpoint: string | null = __WAITLIST_URL__ || null;
