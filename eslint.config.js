@@ -15,6 +15,8 @@ export default tseslint.config(
       "fuzz",
       "web/dist",
       "web/dist-server",
+      "web/dist-waitlist",
+      "web/dist-waitlist-server",
       "test-results",
       "playwright-report",
     ],

@@ -277,7 +277,7 @@ describe("WaitlistForm", () => {
       const [call] = calls;
       expect(call?.url).toBe("/api/waitlist");
       expect(call?.init.method).toBe("POST");
-      expect(JSON.parse(String(call?.init.body))).toEqual({
+      expect(JSON.parse(call?.init.body as string)).toEqual({
         name: "Ada Lovelace",
         email: "ada@example.com",
         company: "",
