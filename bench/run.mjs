@@ -8,6 +8,7 @@
 //   animation frame (step + draw), and the core's cold start (fetch + instantiate).
 // - The form with 1 MB pasted into the message: the input event and a validating submit.
 // - The servers: lathe-site beside nginx (deploy/nginx) under wrk, and lathe-site's memory.
+// - The waitlist: sign-ups stored per second and p99, SQLite and PostgreSQL (signups.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -18,6 +19,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
+import { benchSignUps } from "./signups.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
@@ -46,6 +48,7 @@ const results = {
   background: {},
   form: {},
   servers: { lines: [], memory: {} },
+  signUps: { lines: [], stored: {} },
 };
 
 // Lighthouse, one fresh Chromium per run.
@@ -245,6 +248,8 @@ await browser.close();
   nginx.kill();
 }
 
+results.signUps = await benchSignUps({ root, dist, waitFor });
+
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
@@ -254,7 +259,7 @@ writeMeasurements(results, table);
 console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
 server.kill();
 
-function report({ lighthouse: lh, sizes, background: bg, form, servers }) {
+function report({ lighthouse: lh, sizes, background: bg, form, servers, signUps }) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
     "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile / FCP <= 1000 ms, LCP <= 1200 ms)",
@@ -286,6 +291,17 @@ function report({ lighthouse: lh, sizes, background: bg, form, servers }) {
         `${l.path.padEnd(38)} ${pad(l.connections, 5)} ${pad(l.lathe.rps, 13)} ${pad(l.lathe.p99Ms, 7)} ${pad(l.nginx.rps, 13)} ${pad(l.nginx.p99Ms, 7)} ${pad(`${String(Math.round(l.ratio * 100))} %`, 12)}`,
     ),
     `lathe-site memory: ${String(servers.memory.idleKB)} KB idle, ${String(servers.memory.peakKB)} KB at its peak under load`,
+    "",
+    "The waitlist: POST /api/waitlist, a new address each request, wrk 5 s (no target; every answered sign-up stored)",
+    "database       conns   sign-ups/s  p99 ms   answered 2xx   refused",
+    ...signUps.lines.map(
+      (l) =>
+        `${l.backend.padEnd(14)} ${pad(l.connections, 5)} ${pad(l.rps, 12)} ${pad(l.p99Ms, 7)} ${pad(l.requests - l.refused, 14)} ${pad(l.refused, 9)}`,
+    ),
+    ...Object.entries(signUps.stored).map(
+      ([backend, { answered, rows }]) =>
+        `${backend}: ${String(rows)} rows for ${String(answered)} answered sign-ups${rows >= answered ? " (the rest were under way when wrk stopped)" : " - SIGN-UPS LOST"}`,
+    ),
   ];
   return lines.join("\n");
 }

@@ -1,0 +1,87 @@
+// make bench, the waitlist: sign-ups stored per second and their p99 latency, with wrk
+// (bench/signup.lua: every request a new address) against `lathe-site serve --database`,
+// SQLite and PostgreSQL (a throwaway cluster, scripts/postgres.sh, with its default
+// durable settings), at 10 and 100 connections. After each backend, the rows are counted
+// with the owner's tool: every 2xx answer must be a stored row.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
+ * @returns {Promise<{
+ *   lines: Array<{ backend: string, connections: number, rps: number, p99Ms: number, requests: number, refused: number }>,
+ *   stored: Record<string, { answered: number, rows: number }>,
+ * }>}
+ */
+export async function benchSignUps({ root, dist, waitFor }) {
+  const binary = join(root, "target/release/lathe-site");
+  const lines = [];
+  const stored = {};
+  const folder = mkdtempSync(join(tmpdir(), "lathe-bench-"));
+  const pgDir = `/tmp/lathe-pg-bench-${String(process.pid)}`;
+  try {
+    const postgres = execFileSync(join(root, "scripts/postgres.sh"), ["start", pgDir], {
+      encoding: "utf8",
+    }).trim();
+    for (const [backend, database] of [
+      ["SQLite", join(folder, "waitlist.db")],
+      ["PostgreSQL", postgres],
+    ]) {
+      const port = 4182;
+      // No rate limit: every request here comes from one address.
+      const server = spawn(
+        binary,
+        [
+          ...["serve", "--dist", dist, "--port", String(port), "--database", database],
+          ...["--sign-ups-per-minute", "0"],
+        ],
+        { stdio: "ignore" },
+      );
+      try {
+        await waitFor(`http://127.0.0.1:${String(port)}/`);
+        let answered = 0;
+        for (const connections of [10, 100]) {
+          const run = wrkPost(
+            `http://127.0.0.1:${String(port)}`,
+            connections,
+            `${backend}-${String(connections)}`,
+            root,
+          );
+          answered += run.requests - run.refused;
+          lines.push({ backend, connections, ...run });
+        }
+        const rows = Number(
+          execFileSync(binary, ["waitlist", "--database", database, "count"], { encoding: "utf8" }),
+        );
+        stored[backend] = { answered, rows };
+      } finally {
+        server.kill();
+      }
+    }
+  } finally {
+    execFileSync(join(root, "scripts/postgres.sh"), ["stop", pgDir]);
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return { lines, stored };
+}
+
+/** wrk posting new sign-ups for 5 s: requests/s, p99 ms, and how many were refused. */
+function wrkPost(origin, connections, label, root) {
+  const out = execFileSync(
+    "wrk",
+    [
+      ...["-t2", `-c${String(connections)}`, "-d5s", "--latency"],
+      ...["-s", join(root, "bench/signup.lua"), origin, "--", label],
+    ],
+    { encoding: "utf8" },
+  );
+  const [, value = "0", unit = "ms"] = /99%\s+([\d.]+)(us|ms|s)/.exec(out) ?? [];
+  return {
+    rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)),
+    p99Ms: Number((Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1)).toFixed(2)),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    refused: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+  };
+}
