@@ -87,6 +87,7 @@ test("the dev server started before the core is built says what to run", () => {
   // A copy of web/ beside an empty pkg/: the real one stays as it is.
   const copy = mkdtempSync(join(tmpdir(), "lathe-dev-"));
   cpSync(join(root, "web", "vite.config.ts"), join(copy, "web", "vite.config.ts"));
+  cpSync(join(root, "web", "scripts"), join(copy, "web", "scripts"), { recursive: true });
   mkdirSync(join(copy, "pkg"));
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
   const run = spawnSync(join(root, "node_modules", ".bin", "vite"), ["--port", "0"], {
