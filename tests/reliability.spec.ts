@@ -49,7 +49,7 @@ test.describe("when the wasm core cannot load", () => {
   });
 });
 
-test("a refresh in the middle of typing keeps what was typed, until it is sent", async ({
+test("a refresh in the middle of typing keeps what was typed, until it is thanked for", async ({
   page,
 }) => {
   await page.clock.install({ time: new Date("2026-01-05T09:00:00Z") });
@@ -67,8 +67,12 @@ test("a refresh in the middle of typing keeps what was typed, until it is sent",
   await page.clock.pauseAt(new Date("2026-01-05T09:01:00Z"));
   await form(page).submit.click();
   await expect(form(page).submit).toHaveText("Submitting...");
+  // Kept while submitting (a submit that sends may fail), gone with the thank-you panel.
+  expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+  await page.clock.runFor(2000);
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-  await page.clock.runFor(7000);
+  await page.clock.runFor(5000);
   await page.reload();
   await coreReady(page);
   await expect(form(page).name).toHaveValue("");
