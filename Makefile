@@ -51,14 +51,18 @@ build: web/dist/index.html ## Build the static site into web/dist/
 
 pkg: pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm package)
 
-# The package: wasm-pack's output, plus the constants as JSON (written natively from the
-# same Rust values), so a page or a server can use them before any wasm has loaded.
-pkg/package.json: $(CORE_SOURCES) | setup
-	$(RUST) wasm-pack build core --release --target bundler --out-dir ../pkg
-	@rm -f pkg/.gitignore
-	$(RUST) cargo run -q -p lathe-core --example constants > pkg/constants.json
-	node scripts/pkg-files.mjs constants.json
-	@echo "pkg/lathe_core_bg.wasm: $$(gzip -9c pkg/lathe_core_bg.wasm | wc -c | tr -d ' ') bytes gzipped (budget 40,000)"
+# The package (scripts/pkg.mjs says what each entry is): wasm-pack's bundler, web and Node
+# builds, a default entry with the wasm inlined, the wake-up helper, and the constants as
+# JSON (written natively from the same Rust values, so a page or a server can use them
+# before any wasm has loaded).
+pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
+	rm -rf .tools/pkg-build
+	for target in bundler web nodejs; do \
+	  $(RUST) wasm-pack --quiet build core --release --target $$target --out-dir ../.tools/pkg-build/$$target; \
+	done
+	$(RUST) cargo run -q -p lathe-core --example constants > .tools/pkg-build/constants.json
+	node scripts/pkg.mjs
+	@echo "pkg/bundler/lathe_core_bg.wasm: $$(gzip -9c pkg/bundler/lathe_core_bg.wasm | wc -c | tr -d ' ') bytes gzipped (budget 40,000)"
 
 # The site's server (server/): `lathe-site serve`, and the build's compression step.
 $(SERVER): $(SERVER_SOURCES) | setup
@@ -86,6 +90,7 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 	$(RUST) cargo clippy --all-targets -- -D warnings
 	$(RUST) cargo clippy -p lathe-core --all-targets --target wasm32-unknown-unknown -- -D warnings
 	npm run typecheck --workspaces
+	tsc --noEmit -p core/js
 	npm run lint
 	prettier --check .
 

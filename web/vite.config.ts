@@ -167,10 +167,6 @@ export default defineConfig(({ isSsrBuild }) => ({
             // React first: a group also takes in what its modules import, not yet grouped.
             { name: "react", test: /node_modules[\\/]react[\\/]/ },
             { name: "react-dom", test: /node_modules[\\/](react-dom|scheduler)[\\/]/ },
-            {
-              name: "react-router",
-              test: /node_modules[\\/](react-router|cookie|set-cookie-parser)[\\/]/,
-            },
           ],
         },
       },

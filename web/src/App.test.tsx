@@ -1,14 +1,11 @@
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router";
 import { App } from "./App";
 
+/** The app at `path`, as the browser opens it (jsdom's own history and location). */
 function renderAt(path: string) {
-  return render(
-    <MemoryRouter initialEntries={[path]}>
-      <App />
-    </MemoryRouter>,
-  );
+  window.history.replaceState(null, "", path);
+  return render(<App />);
 }
 
 describe("App routes", () => {

@@ -1,5 +1,5 @@
 import { Suspense, lazy } from "react";
-import { Route, Routes } from "react-router";
+import { Route, Switch } from "wouter";
 import { Layout } from "./components/Layout";
 import { ContactPage } from "./pages/ContactPage";
 import { HomePage } from "./pages/HomePage";
@@ -13,28 +13,28 @@ const TermsPage = lazy(() => import("./pages/TermsPage").then((m) => ({ default:
 /** The four routes of spec §2, and a page for any other path. */
 export function App() {
   return (
-    <Routes>
-      <Route element={<Layout />}>
-        <Route index element={<HomePage />} />
-        <Route path="contact" element={<ContactPage />} />
-        <Route
-          path="gdpr"
-          element={
-            <Suspense>
-              <GdprPage />
-            </Suspense>
-          }
-        />
-        <Route
-          path="terms"
-          element={
-            <Suspense>
-              <TermsPage />
-            </Suspense>
-          }
-        />
-        <Route path="*" element={<NotFoundPage />} />
-      </Route>
-    </Routes>
+    <Layout>
+      <Switch>
+        <Route path="/">
+          <HomePage />
+        </Route>
+        <Route path="/contact">
+          <ContactPage />
+        </Route>
+        <Route path="/gdpr">
+          <Suspense>
+            <GdprPage />
+          </Suspense>
+        </Route>
+        <Route path="/terms">
+          <Suspense>
+            <TermsPage />
+          </Suspense>
+        </Route>
+        <Route>
+          <NotFoundPage />
+        </Route>
+      </Switch>
+    </Layout>
   );
 }

@@ -1,12 +1,9 @@
 import { StrictMode } from "react";
-import { BrowserRouter } from "react-router";
 import { App } from "./App";
 
-/** The app as the browser runs it (entry-server.tsx renders the same under StaticRouter). */
+/** The app as the browser runs it, at the page's own path (entry-server.tsx renders each). */
 export const app = (
   <StrictMode>
-    <BrowserRouter>
-      <App />
-    </BrowserRouter>
+    <App />
   </StrictMode>
 );

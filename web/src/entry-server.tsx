@@ -1,7 +1,7 @@
 // The build's server entry: renders a route to HTML for scripts/prerender.mjs.
 import { StrictMode } from "react";
 import { prerender } from "react-dom/static";
-import { StaticRouter } from "react-router";
+import { Router } from "wouter";
 import { App } from "./App";
 
 export { prerendered } from "./routes";
@@ -11,9 +11,9 @@ export { product } from "./content/company";
 export async function render(path: string): Promise<string> {
   const { prelude } = await prerender(
     <StrictMode>
-      <StaticRouter location={path}>
+      <Router ssrPath={path}>
         <App />
-      </StaticRouter>
+      </Router>
     </StrictMode>,
   );
   return new Response(prelude).text();

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { callToAction } from "../content/site";
 
 export function CallToAction() {

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { chrome, footerLinks } from "../content/site";
 import { Logo } from "./Logo";
 import { ThemeToggle } from "./ThemeToggle";

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { chrome } from "../content/site";
 import { Logo } from "./Logo";
 

@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { features, hero } from "../content/site";
 
 export function Hero() {

@@ -1,5 +1,5 @@
 import { Fragment } from "react";
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { company } from "../content/company";
 import { legalTitles } from "../content/site";
 

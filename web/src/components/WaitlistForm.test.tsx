@@ -1,7 +1,6 @@
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { renderToString } from "react-dom/server";
-import { MemoryRouter } from "react-router";
 import { type Core, loadCore } from "../core";
 import { WaitlistForm } from "./WaitlistForm";
 
@@ -20,14 +19,13 @@ function setup(
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance", "Date"] });
   // No delays between keystrokes: the only timers running are the form's own.
   const user = userEvent.setup({ delay: null });
-  // In a router, as on the page: the privacy notice links to the policy.
+  // The privacy notice links to the policy (the router reads jsdom's location).
   const view = render(
     <WaitlistForm
       core={props.core}
       unavailable={props.unavailable ?? false}
       endpoint={props.endpoint ?? null}
     />,
-    { wrapper: MemoryRouter },
   );
   return { user, ...view };
 }
@@ -174,11 +172,7 @@ describe("WaitlistForm", () => {
 
   it("adopts what was typed into the prerendered form before it hydrated", async () => {
     const container = document.createElement("div");
-    container.innerHTML = renderToString(
-      <MemoryRouter>
-        <WaitlistForm core={null} unavailable={false} />
-      </MemoryRouter>,
-    );
+    container.innerHTML = renderToString(<WaitlistForm core={null} unavailable={false} />);
     document.body.append(container);
     const typed = (selector: string, value: string) => {
       const element = container.querySelector<HTMLInputElement>(selector);
@@ -195,7 +189,6 @@ describe("WaitlistForm", () => {
     const { rerender } = render(<WaitlistForm core={null} unavailable={false} />, {
       container,
       hydrate: true,
-      wrapper: MemoryRouter,
     });
     rerender(<WaitlistForm core={core} unavailable={false} />);
     expect(field(/Full name/)).toHaveValue("Ada Lovelace");

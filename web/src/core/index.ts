@@ -12,8 +12,11 @@ import type {
   FormUpdate,
   SubmitOutcome,
   Variant,
-} from "lathe-core";
+} from "lathe-core/bundler";
 import constantsJson from "lathe-core/constants.json";
+
+/** Wakes a form at the times it asks for (the package's helper; no wasm needed). */
+export { wakeUps } from "lathe-core/wake";
 
 export type {
   BackgroundConstants,
@@ -31,7 +34,7 @@ export type {
   ShapeKind,
   SubmitOutcome,
   Variant,
-} from "lathe-core";
+} from "lathe-core/bundler";
 
 /** The core's fixed values, there at once: for the first paint and the prerendered HTML. */
 export const constants = constantsJson as {
@@ -100,7 +103,7 @@ export interface Core {
   createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
 }
 
-type Package = typeof import("lathe-core");
+type Package = typeof import("lathe-core/bundler");
 
 let loading: Promise<Core> | undefined;
 
@@ -110,7 +113,7 @@ let loading: Promise<Core> | undefined;
  * (WebKit, when a policy blocks the wasm) report nothing else at all.
  */
 export function loadCore(): Promise<Core> {
-  loading ??= import("lathe-core").then(createCore, (cause: unknown) => {
+  loading ??= import("lathe-core/bundler").then(createCore, (cause: unknown) => {
     console.error("Lathe: the wasm core could not load; the form cannot be sent.", cause);
     throw cause;
   });

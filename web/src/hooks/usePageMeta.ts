@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useLocation } from "react-router";
+import { useLocation } from "wouter";
 import { product } from "../content/company";
 import type { PageMeta } from "../content/site";
 
@@ -8,7 +8,7 @@ import type { PageMeta } from "../content/site";
  * HTML of each page already carries the same tags (scripts/prerender.mjs).
  */
 export function usePageMeta({ title, description }: PageMeta) {
-  const { pathname } = useLocation();
+  const [pathname] = useLocation();
   useEffect(() => {
     const url = product.siteUrl + pathname;
     document.title = title;

@@ -9,6 +9,7 @@ import {
   type Phase,
   type SubmitOutcome,
   constants,
+  wakeUps,
 } from "../core";
 import { clearDraft, loadDraft, saveDraft } from "./formDraft";
 import { sendSignUp } from "./sendSignUp";
@@ -79,11 +80,14 @@ export function useWaitlistForm(
     constants.form.initial,
   );
   const [failures, setFailures] = useState(0);
-  /** Shows the form's new state; a submit that ended back in idle counts as a failure. */
-  const show = useCallback((form: FormHandle, before: Phase) => {
+  /** The phase last shown, to tell a submit that ended back in idle: a failure. */
+  const shownPhase = useRef<Phase>(view.phase);
+  /** Shows the form's new state. */
+  const show = useCallback((form: FormHandle) => {
     const state = form.state();
     setView(state);
-    if (before === "submitting" && state.phase === "idle") setFailures((n) => n + 1);
+    if (shownPhase.current === "submitting" && state.phase === "idle") setFailures((n) => n + 1);
+    shownPhase.current = state.phase;
   }, []);
   // What was typed before the core was ready goes into the new form, nothing lost.
   const handOverDraft = useEffectEvent((form: FormHandle) => {
@@ -114,27 +118,23 @@ export function useWaitlistForm(
     setView((v) => (form ? form.state() : { ...v, values: draft }));
   }, []);
 
+  // Woken at each wakeAt (the package's wakeUps: early timers sleep the rest, long
+  // sleeps are cut into MAX_SLEEP_MS steps so a browser that fires them late is never
+  // more than a few ms late).
   const { wakeAt } = view;
   useEffect(() => {
     const form = formRef.current;
     if (!form || wakeAt === null) return;
-    let timer: ReturnType<typeof setTimeout>;
-    // Woken early (a timer, clock rounding), sleep again; never more than MAX_SLEEP_MS at
-    // once, so that a browser that fires long timers late lands within a few ms of wakeAt.
-    const sleep = () => {
-      timer = setTimeout(wake, Math.min(MAX_SLEEP_MS, Math.max(0, wakeAt - performance.now())));
-    };
-    const wake = () => {
-      const now = performance.now();
-      if (now < wakeAt) sleep();
-      else {
-        const before = form.state().phase;
-        if (form.tick(now)) show(form, before);
-      }
-    };
-    sleep();
+    const wake = wakeUps(
+      form,
+      () => {
+        show(form);
+      },
+      { maxSleepMs: MAX_SLEEP_MS },
+    );
+    wake.rearm();
     return () => {
-      clearTimeout(timer);
+      wake.stop();
     };
   }, [wakeAt, show]);
 
@@ -190,8 +190,8 @@ export function useWaitlistForm(
       const form = formRef.current;
       if (!form) return null;
       const outcome = form.submit(performance.now());
+      show(form);
       const state = form.state();
-      setView(state);
       if (outcome === "started" && endpoint !== undefined) {
         const attempt = form.attempt();
         const controller = new AbortController();
@@ -206,7 +206,7 @@ export function useWaitlistForm(
               : delivery.kind === "refused"
                 ? form.refused(attempt, delivery.errors)
                 : form.failed(attempt);
-          if (changed) show(form, "submitting");
+          if (changed) show(form);
         });
       }
       return { outcome, errors: state.errors };

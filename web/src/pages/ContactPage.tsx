@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { ContactInfo } from "../components/ContactInfo";
 import { Faq } from "../components/Faq";
 import { WaitlistForm } from "../components/WaitlistForm";

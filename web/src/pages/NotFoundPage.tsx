@@ -1,4 +1,4 @@
-import { Link } from "react-router";
+import { Link } from "wouter";
 import { notFound, pages } from "../content/site";
 import { usePageMeta } from "../hooks/usePageMeta";
 
