@@ -25,7 +25,7 @@ SERVER := target/release/lathe-site
 SERVER_SOURCES := Cargo.toml Cargo.lock $(wildcard server/Cargo.toml server/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-e2e screenshots bench fuzz clean
+.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e screenshots bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -82,7 +82,7 @@ $(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $
 	WAITLIST_URL=/api/waitlist LATHE_OUT_DIR=dist-waitlist npm run build -w web
 	$(SERVER) compress --dist $(WAITLIST_DIST)
 
-test: lint test-setup test-rust test-wasm test-web test-html test-e2e ## Install, then run every check and test
+test: lint test-setup test-rust test-wasm test-web test-html test-package test-e2e ## Install, then run every check and test
 	@echo "All checks and tests passed."
 
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
@@ -109,6 +109,9 @@ test-wasm: | setup ## The wasm boundary in headless Chromium and Firefox
 
 test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web
+
+test-package: pkg/package.json | setup ## The packed lathe-core installed into consumer projects (Node, Vitest, esbuild, webpack, Vite, Next.js), publint, attw, types, README examples
+	node tests/consumers/run.mjs
 
 test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every built page (both builds): no error
 	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist $(WAITLIST_DIST)

@@ -19,6 +19,11 @@ export default tseslint.config(
       "web/dist-waitlist",
       "web/dist-waitlist-server",
       "test-results",
+      // Consumer projects: code as a user of the package writes it, checked by
+      // tests/consumers/run.mjs with their own tools (tsc, Vitest, Next.js).
+      "tests/consumers/*",
+      "!tests/consumers/run.mjs",
+      "!tests/consumers/scenario.js",
       "playwright-report",
     ],
   },
@@ -45,8 +50,8 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
-    // The benchmark also runs functions in the page (Playwright's evaluate).
-    files: ["bench/**/*.mjs"],
+    // The benchmark and the consumer tests also run functions in the page (Playwright).
+    files: ["bench/**/*.mjs", "tests/consumers/run.mjs"],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 );

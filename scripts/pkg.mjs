@@ -55,8 +55,17 @@ copyBuild("bundler", "bundler", [
 ]);
 copyBuild("web", "web", [`${name}.js`, `${name}_bg.wasm`, `${name}.d.ts`, `${name}_bg.wasm.d.ts`]);
 copyBuild("nodejs", "node", [`${name}.js`, `${name}_bg.wasm`, `${name}.d.ts`]);
-// wasm-pack's Node build is CommonJS in a package that is otherwise ES modules.
-writeFileSync(join(pkg, "node", "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
+// Each build's folder says what it is: wasm-pack's Node build is CommonJS in a package
+// that is otherwise ES modules, and resolvers that predate `exports` (TypeScript's
+// node10) find each subpath's files through its folder's manifest.
+for (const [dir, type] of [
+  ["bundler", "module"],
+  ["web", "module"],
+  ["node", "commonjs"],
+]) {
+  const manifest = { type, main: `${name}.js`, types: `${name}.d.ts` };
+  writeFileSync(join(pkg, dir, "package.json"), `${JSON.stringify(manifest)}\n`);
+}
 
 // The default entry: the web build's glue, its wasm inlined and instantiated at import.
 // Bundled, so that what it does not use (the fetching `init`, with its

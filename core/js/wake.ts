@@ -50,14 +50,17 @@ export function wakeUps(form: Wakeable, onChange: () => void, options: WakeOptio
   const sleep = () => {
     clearTimeout(timer);
     timer = undefined;
+    // Stopped (perhaps by onChange, which may also have freed the form): never touch it.
+    if (stopped) return;
     const at = form.state().wakeAt;
-    if (stopped || at === null || at === undefined) return;
+    if (at === null || at === undefined) return;
     timer = setTimeout(wake, Math.min(maxSleepMs, Math.max(0, at - now())));
   };
   const wake = () => {
     timer = undefined;
+    if (stopped) return;
     const at = form.state().wakeAt;
-    if (stopped || at === null || at === undefined) return;
+    if (at === null || at === undefined) return;
     const t = now();
     if (t >= at) {
       // Due: a form that does not move on now would not later either.

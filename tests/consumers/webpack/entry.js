@@ -1,0 +1,4 @@
+import * as core from "lathe-core";
+import { scenario } from "../scenario.js";
+
+document.body.dataset.result = scenario(core);
