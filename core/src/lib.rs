@@ -1,11 +1,12 @@
 //! The Lathe site's core, compiled to WebAssembly: the waitlist form's validation and
 //! submit state machine, and the decorative background simulation.
 //!
-//! [`validation`], [`form`] and [`background`] are plain Rust with no wasm-bindgen in
-//! them, tested natively; `wasm` is the one thin binding layer over them.
+//! [`validation`], [`form`], [`background`] and [`paint`] are plain Rust with no
+//! wasm-bindgen in them, tested natively; `wasm` is the one thin binding layer over them.
 
 pub mod background;
 pub mod form;
+pub mod paint;
 pub mod validation;
 
 #[cfg(target_arch = "wasm32")]

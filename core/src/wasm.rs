@@ -15,9 +15,11 @@ use lol_alloc::{FreeListAllocator, LockedAllocator};
 use serde::Serialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::background::{Simulation, Variant};
+use crate::background::{PALETTE, Simulation, Variant};
 use crate::form::{FormMachine, FormState, SubmitOutcome};
+use crate::paint::{self, Ink, Step};
 use crate::validation::{self, ErrorCode, Field, FormUpdate};
 
 // The heap holds a few strings and two dozen shapes: a free list is plenty, and is
@@ -190,10 +192,105 @@ pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
 }
 
-/// The moving shapes behind a page. Read them in place:
-/// `new Float32Array(wasmMemory().buffer, bg.shapesPtr(), bg.count * stride)`.
+/// Draws a simulation's shapes on a canvas, clearing only where shapes were.
+struct Painter {
+    canvas: HtmlCanvasElement,
+    ctx: CanvasRenderingContext2d,
+    /// Device pixels per CSS pixel.
+    ratio: f64,
+    /// Fill and outline colours per palette index, made once per ink as JS strings (a
+    /// string from wasm memory would be decoded on every use).
+    fills: Vec<JsValue>,
+    strokes: Vec<JsValue>,
+    /// The boxes drawn last frame: left, top, side.
+    drawn: Vec<[f64; 3]>,
+    /// The whole canvas must be cleared: first frame, resize, new ink.
+    clear_all: bool,
+}
+
+impl Painter {
+    fn set_ink(&mut self, ink: Ink) {
+        let css = |alpha| (0..PALETTE.len()).map(move |i| JsValue::from(paint::colour(i, alpha)));
+        self.fills = css(ink.fill).collect();
+        self.strokes = css(ink.stroke).collect();
+        self.clear_all = true;
+    }
+
+    fn size(&mut self, width: f64, height: f64) {
+        // A canvas's size is whole device pixels; resizing it blanks it.
+        self.canvas
+            .set_width((width * self.ratio).round().max(0.0) as u32);
+        self.canvas
+            .set_height((height * self.ratio).round().max(0.0) as u32);
+        self.clear_all = true;
+    }
+
+    #[allow(deprecated)] // set_fill_style(&JsValue): the cached string, not a new one
+    fn draw(&mut self, shapes: &[crate::background::Shape]) {
+        let ctx = &self.ctx;
+        let ratio = self.ratio;
+        let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
+        if self.clear_all {
+            ctx.clear_rect(
+                0.0,
+                0.0,
+                f64::from(self.canvas.width()),
+                f64::from(self.canvas.height()),
+            );
+            self.clear_all = false;
+        } else {
+            for &[left, top, side] in &self.drawn {
+                ctx.clear_rect(left, top, side, side);
+            }
+        }
+        // Every shape's box is cleared before any is drawn: translucent shapes that
+        // overlap never build up.
+        self.drawn.clear();
+        for shape in shapes {
+            let [left, top, side] = paint::reach(shape, ratio);
+            ctx.clear_rect(left, top, side, side);
+            self.drawn.push([left, top, side]);
+        }
+        ctx.set_line_width(paint::LINE_WIDTH);
+        for shape in shapes {
+            let (x, y) = (f64::from(shape.x) * ratio, f64::from(shape.y) * ratio);
+            let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, x, y);
+            let _ = ctx.rotate(f64::from(shape.angle));
+            let colour = paint::colour_index(shape);
+            ctx.set_fill_style(&self.fills[colour]);
+            ctx.set_stroke_style(&self.strokes[colour]);
+            paint::steps(
+                paint::kind(shape),
+                f64::from(shape.size),
+                |step| match step {
+                    Step::Begin => ctx.begin_path(),
+                    Step::RoundRect(left, top, side, radius) => {
+                        let _ = ctx.round_rect_with_f64(left, top, side, side, radius);
+                    }
+                    Step::Circle(x, y, r) => {
+                        let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+                    }
+                    Step::MoveTo(x, y) => ctx.move_to(x, y),
+                    Step::LineTo(x, y) => ctx.line_to(x, y),
+                    Step::Close => ctx.close_path(),
+                    Step::Fill => ctx.fill(),
+                    Step::Stroke => ctx.stroke(),
+                },
+            );
+        }
+    }
+}
+
+/// The moving shapes behind a page. Either let it draw itself (`attach` a canvas, then
+/// call `frame(dtMs)` on each animation frame), or read the shapes in place and draw
+/// them yourself: `new Float32Array(wasmMemory().buffer, bg.shapesPtr(), bg.count * stride)`.
 #[wasm_bindgen]
-pub struct Background(Simulation);
+pub struct Background {
+    simulation: Simulation,
+    width: f64,
+    height: f64,
+    painter: Option<Painter>,
+}
 
 #[wasm_bindgen]
 impl Background {
@@ -215,29 +312,98 @@ impl Background {
             .unwrap_or_default()
             .parse::<Variant>()
             .map_err(|e| JsError::new(e.message()))?;
-        Ok(Self(Simulation::new(variant, width, height, seed.into())))
+        Ok(Self {
+            simulation: Simulation::new(variant, width, height, seed.into()),
+            width,
+            height,
+            painter: None,
+        })
     }
 
-    /// Moves the shapes on by `dtMs` milliseconds (clamped to `maxStepMs`).
+    /// Draws on `canvas` from now on, at `pixelRatio` device pixels per CSS pixel (the
+    /// page's `devicePixelRatio`, perhaps capped): sizes the canvas to the viewport and
+    /// draws at once. Shapes show at the light theme's strength until `setInk`.
+    ///
+    /// # Errors
+    /// The canvas has no 2D context (another kind of context was taken first).
+    pub fn attach(
+        &mut self,
+        canvas: HtmlCanvasElement,
+        #[wasm_bindgen(js_name = pixelRatio)] pixel_ratio: f64,
+    ) -> Result<(), JsError> {
+        let ctx = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .ok_or_else(|| JsError::new("the canvas has no 2D context"))?
+            .unchecked_into::<CanvasRenderingContext2d>();
+        let ratio = if pixel_ratio.is_finite() && pixel_ratio > 0.0 {
+            pixel_ratio
+        } else {
+            1.0
+        };
+        let mut painter = Painter {
+            canvas,
+            ctx,
+            ratio,
+            fills: Vec::new(),
+            strokes: Vec::new(),
+            drawn: Vec::new(),
+            clear_all: true,
+        };
+        painter.set_ink(Ink::LIGHT);
+        painter.size(self.width, self.height);
+        painter.draw(self.simulation.shapes());
+        self.painter = Some(painter);
+        Ok(())
+    }
+
+    /// How strongly an attached canvas shows the shapes: the opacity of their fill and
+    /// of their outline (0 to 1); redraws.
+    #[wasm_bindgen(js_name = setInk)]
+    pub fn set_ink(&mut self, fill: f64, stroke: f64) {
+        if let Some(painter) = &mut self.painter {
+            painter.set_ink(Ink { fill, stroke });
+            painter.draw(self.simulation.shapes());
+        }
+    }
+
+    /// One animation frame: moves the shapes on by `dtMs` milliseconds (clamped to
+    /// `maxStepMs`) and draws them on the attached canvas, if any.
+    pub fn frame(&mut self, #[wasm_bindgen(js_name = dtMs)] dt_ms: f64) {
+        self.simulation.step(dt_ms);
+        if let Some(painter) = &mut self.painter {
+            painter.draw(self.simulation.shapes());
+        }
+    }
+
+    /// Moves the shapes on by `dtMs` milliseconds (clamped to `maxStepMs`), drawing
+    /// nothing.
     pub fn step(&mut self, #[wasm_bindgen(js_name = dtMs)] dt_ms: f64) {
-        self.0.step(dt_ms);
+        self.simulation.step(dt_ms);
     }
 
-    /// Follows a viewport resize (CSS pixels).
+    /// Follows a viewport resize (CSS pixels); an attached canvas follows and is redrawn.
     pub fn resize(&mut self, width: f64, height: f64) {
-        self.0.resize(width, height);
+        self.simulation.resize(width, height);
+        self.width = width;
+        self.height = height;
+        if let Some(painter) = &mut self.painter {
+            painter.size(width, height);
+            painter.draw(self.simulation.shapes());
+        }
     }
 
     /// How many shapes there are.
     #[wasm_bindgen(getter)]
     pub fn count(&self) -> usize {
-        self.0.shapes().len()
+        self.simulation.shapes().len()
     }
 
     /// Byte offset of the first shape row in `wasmMemory().buffer`. Stable for the
     /// object's life, but views over the buffer go stale when memory grows.
     #[wasm_bindgen(js_name = shapesPtr)]
     pub fn shapes_ptr(&self) -> usize {
-        self.0.shapes().as_ptr() as usize
+        self.simulation.shapes().as_ptr() as usize
     }
 }

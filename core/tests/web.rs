@@ -330,3 +330,64 @@ fn a_refusal_reads_the_servers_errors_and_shows_the_cores_messages() {
         "not an array"
     );
 }
+
+/// A canvas in the test page's document.
+fn new_canvas() -> web_sys::HtmlCanvasElement {
+    js_sys::Function::new_no_args(
+        "const c = document.createElement('canvas'); document.body.append(c); return c;",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap()
+    .unchecked_into()
+}
+
+/// How many pixels of `canvas` are not fully transparent.
+fn painted(canvas: &web_sys::HtmlCanvasElement) -> u32 {
+    let count = js_sys::Function::new_with_args(
+        "c",
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
+         let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n;",
+    );
+    count
+        .call1(&JsValue::NULL, canvas)
+        .unwrap()
+        .as_f64()
+        .unwrap() as u32
+}
+
+#[wasm_bindgen_test]
+fn an_attached_background_sizes_its_canvas_and_draws_each_frame() {
+    let canvas = new_canvas();
+    let mut bg = background("landing", 400.0, 300.0, 7);
+    bg.attach(canvas.clone(), 2.0).unwrap();
+    assert_eq!(
+        (canvas.width(), canvas.height()),
+        (800, 600),
+        "device pixels"
+    );
+    let first = painted(&canvas);
+    assert!(
+        first > 1000,
+        "the shapes are drawn at once ({first} pixels)"
+    );
+    let ptr = bg.shapes_ptr();
+    bg.frame(16.0);
+    assert_eq!(bg.shapes_ptr(), ptr);
+    assert!(painted(&canvas) > 1000);
+    // Stronger ink paints the same shapes more opaquely: the pixel count stays.
+    bg.set_ink(1.0, 1.0);
+    assert!(painted(&canvas) > 1000);
+    bg.resize(200.0, 100.0);
+    assert_eq!((canvas.width(), canvas.height()), (400, 200));
+    // Nothing left over from before the resize, nothing drawn off the canvas.
+    bg.frame(f64::INFINITY);
+    bg.frame(f64::NAN);
+    assert!(painted(&canvas) > 0);
+    // A canvas already taken by WebGL has no 2D context: a clear error.
+    let gl = new_canvas();
+    let _ = gl.get_context("webgl");
+    let mut other = background("page", 100.0, 100.0, 1);
+    if gl.get_context("2d").ok().flatten().is_none() {
+        assert!(other.attach(gl, 1.0).is_err());
+    }
+}

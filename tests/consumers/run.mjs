@@ -307,7 +307,7 @@ for (const resolution of ["nodenext", "bundler"]) {
 }
 
 await check(
-  "the README's examples: type-checked, then run (Node; the last in Chromium)",
+  "the README's examples: type-checked, then run (in Node; those for pages in Chromium)",
   async () => {
     const readme = readFileSync(join(installed, "README.md"), "utf8");
     const blocks = [...readme.matchAll(/```ts( browser)?\n([\s\S]*?)```/g)].map((m) => ({
@@ -363,8 +363,19 @@ await check(
         equal(
           await page.evaluate(() => document.body.dataset.valid),
           "true",
-          `${name}: isValidEmail`,
+          `${name}: its own check`,
         );
+        // An example that draws on a canvas has painted pixels on it.
+        const painted = await page.evaluate(() => {
+          const canvas = document.querySelector("canvas");
+          const ctx = canvas?.getContext("2d");
+          if (!canvas || !ctx) return null;
+          const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+          let n = 0;
+          for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++;
+          return n;
+        });
+        if (painted === 0) throw new Error(`${name}: nothing drawn on the canvas`);
         await page.close();
       } else {
         writeFileSync(join(dir, `${name}.mjs`), js);

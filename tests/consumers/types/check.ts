@@ -20,6 +20,12 @@ const wake: WakeUps = wakeUps(form, () => undefined);
 wake.stop();
 using disposed = new Background("page", 10, 10, 1); // Symbol.dispose, from the types' own lib
 const rows = new Float32Array(wasmMemory().buffer, disposed.shapesPtr(), disposed.count);
+declare const canvas: HTMLCanvasElement;
+disposed.attach(canvas, 2);
+disposed.setInk(0.1, 0.32);
+disposed.frame(16);
+// @ts-expect-error: a 2D context is not a canvas
+disposed.attach(canvas.getContext("2d"), 1);
 const valid: boolean = isValidEmail("ada@example.com") && node.isValidEmail("") === false;
 const ready: Promise<unknown> = init();
 const other: WebForm = WebForm.sending();
