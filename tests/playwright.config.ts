@@ -11,6 +11,8 @@ if (!executablePath) {
 const origin = "http://127.0.0.1:4174";
 /** nginx with deploy/nginx/lathe.conf: the tests tagged @deploy run against it too. */
 const nginx = "http://127.0.0.1:4175";
+/** Not Playwright's: the engine tour runs in its own projects, the consumer projects under make test-package. */
+const notHere = ["engines.spec.ts", "consumers/**"];
 
 export default defineConfig({
   testDir: ".",
@@ -43,12 +45,12 @@ export default defineConfig({
     },
   ],
   projects: [
-    { name: "chromium", testIgnore: "engines.spec.ts", use: { ...devices["Desktop Chrome"] } },
+    { name: "chromium", testIgnore: notHere, use: { ...devices["Desktop Chrome"] } },
     // What any deployment must do (routes, 404, headers, CSP, encodings, caching), on nginx.
     {
       name: "nginx",
       grep: /@deploy/,
-      testIgnore: "engines.spec.ts",
+      testIgnore: notHere,
       use: { ...devices["Desktop Chrome"], baseURL: nginx },
     },
     // The tour every engine must pass, over WebDriver (tests/engines/driver.ts). One engine
