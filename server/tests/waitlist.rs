@@ -645,7 +645,13 @@ fn the_owner_exports_shows_and_erases_entries() {
     assert!(ok);
     let exported: serde_json::Value = serde_json::from_str(&exported).unwrap();
     assert_eq!(exported.as_array().unwrap().len(), 3);
-    assert_eq!(exported[2]["name"], "=HYPERLINK(\"https://evil.example\")");
+    let eve = exported
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["email"] == "eve@example.com")
+        .unwrap();
+    assert_eq!(eve["name"], "=HYPERLINK(\"https://evil.example\")");
     assert_eq!(exported[0]["privacy_notice"], NOTICE);
 
     let (ok, shown, _) = owner(&location, &["show", "GRACE@example.com"]);
