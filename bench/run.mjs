@@ -286,7 +286,7 @@ function report({ lighthouse: lh, sizes, background: bg, renderers, form, server
       ([name, r]) =>
         `    ${name === "rust" ? "Rust (Background.attach + frame)      " : "JavaScript (the typed-array view)     "} median ${pad(r.medianMs, 6)} ms   p95 ${pad(r.p95Ms, 6)} ms`,
     ),
-    `    faster at p95 in this run: ${renderers.js.p95Ms < renderers.rust.p95Ms ? "JavaScript" : renderers.rust.p95Ms < renderers.js.p95Ms ? "Rust" : "neither"}; the site draws with Rust (README, "Decisions")`,
+    `    faster at p95 in this run: ${renderers.js.p95Ms < renderers.rust.p95Ms ? "JavaScript" : renderers.rust.p95Ms < renderers.js.p95Ms ? "Rust" : "neither"}; the site draws with JavaScript (README, "Decisions")`,
     "",
     `The form, ${form.pastedBytes.toLocaleString("en")} bytes pasted into the message`,
     `  input event (React + core)   ${pad(form.inputMs, 7)} ms   (a visible pause: ~100 ms)`,

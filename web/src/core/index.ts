@@ -79,16 +79,7 @@ export interface FormHandle {
 export interface BackgroundHandle {
   /** How many shapes it has: 25 on the landing page, 18 elsewhere. */
   readonly count: number;
-  /**
-   * Draws on `canvas` from now on, at `pixelRatio` device pixels per CSS pixel: sizes it
-   * to the viewport and draws. False if the canvas has no 2D context.
-   */
-  attach(canvas: HTMLCanvasElement, pixelRatio: number): boolean;
-  /** How strongly the shapes show: the opacity of their fill and outline; redraws. */
-  setInk(fill: number, stroke: number): void;
-  /** One animation frame: moves the shapes on by `dtMs` ms and draws them. */
-  frame(dtMs: number): void;
-  /** Moves the shapes on by `dtMs` milliseconds, drawing nothing. */
+  /** Moves the shapes on by `dtMs` milliseconds. */
   step(dtMs: number): void;
   /** Follows a viewport resize, in CSS pixels. */
   resize(width: number, height: number): void;
@@ -171,20 +162,6 @@ function createCore(pkg: Package): Core {
       let view: Float32Array | undefined;
       return {
         count: background.count,
-        attach: (canvas, pixelRatio) => {
-          try {
-            background.attach(canvas, pixelRatio);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        setInk: (fill, stroke) => {
-          background.setInk(fill, stroke);
-        },
-        frame: (dtMs) => {
-          background.frame(dtMs);
-        },
         step: (dtMs) => {
           background.step(dtMs);
         },
