@@ -1,11 +1,13 @@
 // make bench, the background's two renderers side by side, in Chromium at DPR 1: the
 // core drawing itself on a canvas from Rust (`Background.attach` and `frame`, through
-// web-sys), and a renderer in JavaScript reading the shapes in place from wasm memory
-// (the package's typed-array view, drawn as the site drew them before the core could).
+// web-sys), and the site's own TypeScript renderer (web/src/canvas/drawShape.ts, bundled
+// here as it is) reading the shapes in place from wasm memory.
 // Both draw the landing page's 25 shapes on a 1280 × 800 canvas; a frame's main-thread
 // time is the step and the drawing, timed inside requestAnimationFrame (in batches).
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
 
 /** Frames measured per renderer, after as many again to warm up. */
 const FRAMES = 300;
@@ -31,6 +33,14 @@ export async function benchRenderers(browser, origin, dist) {
   });
   const page = await context.newPage();
   await page.goto(`${origin}/robots.txt`);
+  // The site's drawing code, as the global `latheDraw` (drawFrame, stylesFor).
+  const { output } = await build({
+    input: fileURLToPath(new URL("../web/src/canvas/drawShape.ts", import.meta.url)),
+    write: false,
+    output: { format: "iife", name: "latheDraw" },
+    logLevel: "warn",
+  });
+  await page.evaluate(output[0].code);
   const result = {};
   for (const renderer of ["rust", "js"]) {
     const frames = await page.evaluate(measure, {
@@ -64,71 +74,23 @@ async function measure({ url, renderer, n, batch, background }) {
     bg.attach(canvas, 1);
     frame = (dt) => bg.frame(dt);
   } else {
-    // The JavaScript renderer, as the site had it: clear each shape's last box, then
-    // draw each shape from its row, translated, scaled and rotated.
     canvas.width = 1280;
     canvas.height = 800;
     const ctx = canvas.getContext("2d");
-    const { stride, offsets: o, palette, kinds } = background;
-    const rgb = palette.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16)).join(" "));
-    const fills = rgb.map((c) => `rgb(${c} / 0.1)`);
-    const strokes = rgb.map((c) => `rgb(${c} / 0.32)`);
+    // eslint-disable-next-line no-undef -- defined in the page by benchRenderers
+    const { drawFrame, stylesFor } = latheDraw;
+    const styles = stylesFor(background.palette, { fill: 0.1, stroke: 0.32 });
     const drawn = new Float32Array(bg.count * 4);
-    let view;
-    const polygon = (sides, r) => {
-      for (let i = 0; i < sides; i++) {
-        const a = (i / sides) * Math.PI * 2 - Math.PI / 2;
-        if (i === 0) ctx.moveTo(r * Math.cos(a), r * Math.sin(a));
-        else ctx.lineTo(r * Math.cos(a), r * Math.sin(a));
-      }
-      ctx.closePath();
-    };
-    const shape = (kind, size) => {
-      const r = size / 2;
-      ctx.beginPath();
-      if (kind === "block") ctx.roundRect(-r, -r, size, size, size * 0.18);
-      else if (kind === "node") ctx.arc(0, 0, r, 0, Math.PI * 2);
-      else if (kind === "triangle") polygon(3, r);
-      else if (kind === "hexagon") polygon(6, r);
-      else {
-        const dot = size * 0.12;
-        ctx.moveTo(-r + dot, 0);
-        ctx.lineTo(r - dot, 0);
-        ctx.stroke();
-        ctx.beginPath();
-        ctx.arc(-r + dot, 0, dot, 0, Math.PI * 2);
-        ctx.moveTo(r, 0);
-        ctx.arc(r - dot, 0, dot, 0, Math.PI * 2);
-        ctx.fill();
-        return;
-      }
-      ctx.fill();
-      ctx.stroke();
-    };
+    let rows;
+    let clearAll = true;
     frame = (dt) => {
       bg.step(dt);
       const memory = m.wasmMemory();
-      if (view?.buffer !== memory.buffer) {
-        view = new Float32Array(memory.buffer, bg.shapesPtr(), bg.count * stride);
+      if (rows?.buffer !== memory.buffer) {
+        rows = new Float32Array(memory.buffer, bg.shapesPtr(), bg.count * background.stride);
       }
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      for (let i = 0; i < drawn.length; i += 4)
-        ctx.clearRect(drawn[i], drawn[i + 1], drawn[i + 2], drawn[i + 3]);
-      for (let row = 0, i = 0; row < view.length; row += stride, i += 4) {
-        const reach = view[row + o.size] * 0.71 + 2;
-        drawn[i] = view[row + o.x] - reach;
-        drawn[i + 1] = view[row + o.y] - reach;
-        drawn[i + 2] = drawn[i + 3] = reach * 2;
-        ctx.clearRect(drawn[i], drawn[i + 1], reach * 2, reach * 2);
-      }
-      ctx.lineWidth = 1.5;
-      for (let row = 0; row < view.length; row += stride) {
-        ctx.setTransform(1, 0, 0, 1, view[row + o.x], view[row + o.y]);
-        ctx.rotate(view[row + o.angle]);
-        ctx.fillStyle = fills[view[row + o.colour]];
-        ctx.strokeStyle = strokes[view[row + o.colour]];
-        shape(kinds[view[row + o.kind]], view[row + o.size]);
-      }
+      drawFrame(ctx, { rows, layout: background, styles, ratio: 1, drawn, clearAll });
+      clearAll = false;
     };
   }
   const times = [];

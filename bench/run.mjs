@@ -21,6 +21,7 @@ import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
 import { benchRenderers } from "./renderers.mjs";
 import { benchSignUps } from "./signups.mjs";
+import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
@@ -403,9 +404,7 @@ function wrk(url, connections) {
       ],
       { encoding: "utf8" },
     );
-    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-    const [, value = "0", unit = "ms"] = /99%\s+([\d.]+)(us|ms|s)/.exec(out) ?? [];
-    return { rps, p99Ms: Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1) };
+    return parseWrk(out);
   });
   const median = (values) => values.sort((a, b) => a - b)[1] ?? 0;
   return {

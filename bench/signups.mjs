@@ -7,6 +7,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseWrk } from "./wrk.mjs";
 
 /**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
@@ -77,11 +78,6 @@ function wrkPost(origin, connections, label, root) {
     ],
     { encoding: "utf8" },
   );
-  const [, value = "0", unit = "ms"] = /99%\s+([\d.]+)(us|ms|s)/.exec(out) ?? [];
-  return {
-    rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)),
-    p99Ms: Number((Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1)).toFixed(2)),
-    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-    refused: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-  };
+  const { rps, p99Ms, requests, refused } = parseWrk(out);
+  return { rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)), requests, refused };
 }

@@ -161,6 +161,20 @@ async function expectKept(page: Page) {
 const notSent =
   "Your request could not be sent, but nothing is lost: everything you typed is still here. Please try again in a moment, or email us at hello@example.com.";
 
+const thanks = (page: Page) => page.getByRole("heading", { name: "Thank you!" });
+
+/** Submits, and waits for the thank-you panel. */
+async function submitAndBeThanked(page: Page) {
+  await form(page).submit.click();
+  await expect(thanks(page)).toBeVisible();
+}
+
+/** Idle again: the not-sent message, and every field as typed. */
+async function expectNotSent(page: Page) {
+  await expect(page.getByRole("alert")).toHaveText(notSent);
+  await expectKept(page);
+}
+
 test("a sign-up lands as a row, with its interest and the privacy notice's version", async ({
   page,
   server,
@@ -169,8 +183,7 @@ test("a sign-up lands as a row, with its interest and the privacy notice's versi
   const sent = posts(page);
   await open(page, server);
   await fill(page);
-  await form(page).submit.click();
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await submitAndBeThanked(page);
   expect(sent).toHaveLength(1);
   expect(JSON.parse(sent[0] ?? "")).toEqual({
     ...typed,
@@ -183,7 +196,7 @@ test("a sign-up lands as a row, with its interest and the privacy notice's versi
   expect(entry).toMatchObject({ ...typed, interest: "enterprise", privacy_notice: privacyVersion });
   // The panel for 5 s from the answer, then an empty form, as in the default build.
   await page.clock.runFor(4999);
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await expect(thanks(page)).toBeVisible();
   await page.clock.runFor(1);
   await expect(form(page).name).toHaveValue("");
   seen.expectClean();
@@ -207,7 +220,7 @@ test("while the server thinks, the button says Submitting... and fields cannot c
   } finally {
     server.thaw();
   }
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await expect(thanks(page)).toBeVisible();
 });
 
 test("a server that is down: idle, everything kept, the message; a retry succeeds", async ({
@@ -218,19 +231,16 @@ test("a server that is down: idle, everything kept, the message; a retry succeed
   await fill(page);
   await server.stop();
   await form(page).submit.click();
-  const alert = page.getByRole("alert");
-  await expect(alert).toHaveText(notSent);
-  await expect(alert).toBeFocused();
+  await expectNotSent(page);
+  await expect(page.getByRole("alert")).toBeFocused();
   await expect(form(page).submit).toHaveText("Request Early Access");
-  await expectKept(page);
   // And kept across a refresh: the draft is saved once typing pauses for 300 ms.
   await page.clock.runFor(300);
   expect(await page.evaluate(() => sessionStorage.getItem("lathe:waitlist-draft"))).toContain(
     "Analytical Engines",
   );
   await server.start();
-  await form(page).submit.click();
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await submitAndBeThanked(page);
   expect(await server.entries()).toHaveLength(1);
 });
 
@@ -246,14 +256,12 @@ test("a server too slow to answer: after 10 s the form gives up, keeps everythin
     await page.clock.runFor(9999);
     await expect(form(page).submit).toHaveText("Submitting...");
     await page.clock.runFor(1);
-    await expect(page.getByRole("alert")).toHaveText(notSent);
-    await expectKept(page);
+    await expectNotSent(page);
   } finally {
     server.thaw();
   }
   // The first post may still land once the server wakes; the retry then updates it.
-  await form(page).submit.click();
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await submitAndBeThanked(page);
   const entries = await server.entries();
   expect(entries.map((e) => e.email)).toEqual(["ada@example.com"]);
 });
@@ -272,12 +280,10 @@ test("a server answering 500: idle, everything kept, the message; a retry succee
     }),
   );
   await form(page).submit.click();
-  await expect(page.getByRole("alert")).toHaveText(notSent);
-  await expectKept(page);
+  await expectNotSent(page);
   expect(await server.entries()).toEqual([]);
   await page.unroute("**/api/waitlist");
-  await form(page).submit.click();
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await submitAndBeThanked(page);
   expect(await server.entries()).toHaveLength(1);
 });
 
@@ -314,7 +320,7 @@ test("a triple click sends one request and makes one row", async ({ page, server
   await open(page, server);
   await fill(page);
   await form(page).submit.click({ clickCount: 3 });
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await expect(thanks(page)).toBeVisible();
   expect(sent).toHaveLength(1);
   expect(await server.entries()).toHaveLength(1);
 });
@@ -326,8 +332,7 @@ test("the honeypot: a bot that fills it is thanked, and nothing is kept", async 
   await open(page, server);
   await fill(page, "bot@example.com");
   await page.locator('input[name="website"]').fill("https://spam.example", { force: true });
-  await form(page).submit.click();
-  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  await submitAndBeThanked(page);
   expect(await server.entries()).toEqual([]);
 });
 
@@ -337,16 +342,14 @@ test.describe("with a limit of one sign-up a minute", () => {
   test("a second sign-up is refused: the message, everything kept", async ({ page, server }) => {
     await open(page, server);
     await fill(page, "first@example.com");
-    await form(page).submit.click();
-    await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+    await submitAndBeThanked(page);
     await page.clock.runFor(5000);
     await fill(page);
     const answer = page.waitForResponse("**/api/waitlist");
     await form(page).submit.click();
     expect((await answer).status()).toBe(429);
     expect(Number((await answer).headers()["retry-after"])).toBeGreaterThan(0);
-    await expect(page.getByRole("alert")).toHaveText(notSent);
-    await expectKept(page);
+    await expectNotSent(page);
     expect((await server.entries()).map((e) => e.email)).toEqual(["first@example.com"]);
   });
 });

@@ -270,8 +270,8 @@ fn shapes_are_read_in_place_from_wasm_memory_where_the_offsets_say() {
     assert!(view(&bg).iter().all(|v| v.is_finite()));
 }
 
-#[wasm_bindgen_test]
-fn a_sending_form_waits_for_its_report_and_keeps_everything_on_failure() {
+/// A sending form, filled validly and submitted at time 0.
+fn sent_at_zero() -> WaitlistForm {
     let mut form = WaitlistForm::sending();
     update(
         &mut form,
@@ -279,6 +279,12 @@ fn a_sending_form_waits_for_its_report_and_keeps_everything_on_failure() {
     )
     .unwrap();
     assert_eq!(submit(&mut form, 0.0), "started");
+    form
+}
+
+#[wasm_bindgen_test]
+fn a_sending_form_waits_for_its_report_and_keeps_everything_on_failure() {
+    let mut form = sent_at_zero();
     let first = form.attempt();
     assert_eq!(get(&state(&form), "wakeAt").as_f64(), Some(10_000.0));
     assert!(form.failed(first));
@@ -302,13 +308,7 @@ fn a_sending_form_waits_for_its_report_and_keeps_everything_on_failure() {
 
 #[wasm_bindgen_test]
 fn a_refusal_reads_the_servers_errors_and_shows_the_cores_messages() {
-    let mut form = WaitlistForm::sending();
-    update(
-        &mut form,
-        r#"{"name":"Ada","email":"ada@example.com","message":"Hi"}"#,
-    )
-    .unwrap();
-    assert_eq!(submit(&mut form, 0.0), "started");
+    let mut form = sent_at_zero();
     let errors = JSON::parse(
         r#"[{"field":"email","code":"invalid-email"},{"field":"email","code":"from-a-newer-server"},{"nonsense":1},7]"#,
     )

@@ -79,25 +79,13 @@ fn script() -> Command {
 
 /// The site, collecting into `location`, on an ephemeral loopback port.
 fn collecting(location: &Location, settings: Settings) -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
     let location = location.clone();
-    std::thread::spawn(move || {
-        tokio::runtime::Runtime::new()
+    common::start_with(async move {
+        let store = Store::open(&location).await.unwrap();
+        Site::load(fixture(), false)
             .unwrap()
-            .block_on(async move {
-                let store = Store::open(&location).await.unwrap();
-                let site = Site::load(fixture(), false)
-                    .unwrap()
-                    .with_waitlist(Waitlist::new(store, settings));
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                lathe_site::serve(listener, site, std::future::pending())
-                    .await
-                    .unwrap();
-            });
-    });
-    address
+            .with_waitlist(Waitlist::new(store, settings))
+    })
 }
 
 fn unlimited() -> Settings {

@@ -52,6 +52,13 @@ pub fn fixture() -> &'static Path {
 /// Serves `site` on an ephemeral loopback port, in a thread of its own, for as long as
 /// the test binary runs.
 pub fn start(site: Site) -> SocketAddr {
+    start_with(async move { site })
+}
+
+/// Serves the site `site` resolves to (made inside the server's own runtime, where a
+/// database pool must live), on an ephemeral loopback port, for as long as the test
+/// binary runs.
+pub fn start_with(site: impl Future<Output = Site> + Send + 'static) -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -59,6 +66,7 @@ pub fn start(site: Site) -> SocketAddr {
         tokio::runtime::Runtime::new()
             .unwrap()
             .block_on(async move {
+                let site = site.await;
                 let listener = tokio::net::TcpListener::from_std(listener).unwrap();
                 lathe_site::serve(listener, site, std::future::pending())
                     .await

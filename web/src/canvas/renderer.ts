@@ -1,6 +1,6 @@
 import { type BackgroundHandle, type Core, type Variant, constants } from "../core";
 import type { Theme } from "../content/theme";
-import { drawShape } from "./drawShape";
+import { type Styles, drawFrame, stylesFor } from "./drawShape";
 
 /** How strongly shapes show in each theme: decoration, never competing with text. */
 const ink: Record<Theme, { fill: number; stroke: number }> = {
@@ -23,7 +23,7 @@ export class BackgroundRenderer {
   readonly #ctx: CanvasRenderingContext2D;
   readonly #background: BackgroundHandle;
   /** Fill and stroke styles per theme and palette index, made once. */
-  readonly #styles: Record<Theme, { fill: string[]; stroke: string[] }>;
+  readonly #styles: Record<Theme, Styles>;
   readonly #cleanups: (() => void)[] = [];
   #frame = 0;
   #last: number | null = null;
@@ -51,7 +51,8 @@ export class BackgroundRenderer {
     this.#canvas = canvas;
     this.#ctx = ctx;
     this.#background = core.createBackground(variant, innerWidth, innerHeight, SEED);
-    this.#styles = stylesFor(constants.background.palette);
+    const { palette } = constants.background;
+    this.#styles = { light: stylesFor(palette, ink.light), dark: stylesFor(palette, ink.dark) };
     this.#drawn = new Float32Array(this.#background.count * 4);
     canvas.dataset.shapeCount = String(this.#background.count);
 
@@ -150,65 +151,15 @@ export class BackgroundRenderer {
   }
 
   #draw() {
-    const ctx = this.#ctx;
-    const rows = this.#background.rows();
-    const { stride, offsets, kinds } = constants.background;
     const theme: Theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
-    const styles = this.#styles[theme];
-    const ratio = this.#pixelRatio;
-    const drawn = this.#drawn;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    // Clear only where shapes were and will be: far fewer pixels than the whole canvas,
-    // which matters where the canvas is drawn without a GPU. Every shape's area is
-    // cleared before all are redrawn, so translucent shapes never build up.
-    if (this.#clearAll) {
-      ctx.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
-      this.#clearAll = false;
-    } else {
-      for (let i = 0; i < drawn.length; i += 4) {
-        ctx.clearRect(drawn[i] ?? 0, drawn[i + 1] ?? 0, drawn[i + 2] ?? 0, drawn[i + 3] ?? 0);
-      }
-    }
-    for (let row = 0, i = 0; row < rows.length; row += stride, i += 4) {
-      // The rotated shape's reach, plus its stroke and antialiasing.
-      const reach = ((rows[row + offsets.size] ?? 0) * 0.71 + 2) * ratio;
-      const x = (rows[row + offsets.x] ?? 0) * ratio - reach;
-      const y = (rows[row + offsets.y] ?? 0) * ratio - reach;
-      ctx.clearRect(x, y, reach * 2, reach * 2);
-      drawn[i] = x;
-      drawn[i + 1] = y;
-      drawn[i + 2] = reach * 2;
-      drawn[i + 3] = reach * 2;
-    }
-    ctx.lineWidth = 1.5;
-    for (let row = 0; row < rows.length; row += stride) {
-      const kind = kinds[rows[row + offsets.kind] ?? 0] ?? "block";
-      const colour = rows[row + offsets.colour] ?? 0;
-      ctx.setTransform(
-        ratio,
-        0,
-        0,
-        ratio,
-        (rows[row + offsets.x] ?? 0) * ratio,
-        (rows[row + offsets.y] ?? 0) * ratio,
-      );
-      ctx.rotate(rows[row + offsets.angle] ?? 0);
-      ctx.fillStyle = styles.fill[colour] ?? "transparent";
-      ctx.strokeStyle = styles.stroke[colour] ?? "transparent";
-      drawShape(ctx, kind, rows[row + offsets.size] ?? 0);
-    }
+    drawFrame(this.#ctx, {
+      rows: this.#background.rows(),
+      layout: constants.background,
+      styles: this.#styles[theme],
+      ratio: this.#pixelRatio,
+      drawn: this.#drawn,
+      clearAll: this.#clearAll,
+    });
+    this.#clearAll = false;
   }
-}
-
-function stylesFor(
-  palette: readonly string[],
-): Record<Theme, { fill: string[]; stroke: string[] }> {
-  const rgb = palette.map((hex) =>
-    [1, 3, 5].map((i) => String(parseInt(hex.slice(i, i + 2), 16))).join(" "),
-  );
-  const themed = (theme: Theme) => ({
-    fill: rgb.map((c) => `rgb(${c} / ${String(ink[theme].fill)})`),
-    stroke: rgb.map((c) => `rgb(${c} / ${String(ink[theme].stroke)})`),
-  });
-  return { light: themed("light"), dark: themed("dark") };
 }
