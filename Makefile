@@ -12,7 +12,7 @@ MAKEFLAGS += --no-print-directory
 
 # Tools installed by scripts/setup.sh: cargo's bin for wasm-pack and wasm-bindgen, and
 # node_modules/.bin first so that wasm-pack finds binaryen's current wasm-opt.
-export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 # The Rust toolchain that builds wasm32, as chosen by scripts/setup.sh.
 RUST = RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
 # The browser for every test: CHROMIUM if set, else the first Chromium on PATH.

@@ -32,6 +32,15 @@ TARGET=wasm32-unknown-unknown
 OS=$(uname -s)
 ARCH=$(uname -m)
 
+# Whether a command's output contains a text. Not `cmd | grep -q`: with pipefail, grep's
+# early exit can kill the command with SIGPIPE and fail the test on a match.
+prints() {
+  local text=$1 out
+  shift
+  out=$("$@" 2>/dev/null) || return 1
+  [[ $out == *"$text"* ]]
+}
+
 log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
 fail() {
   printf '\033[1;31m[setup]\033[0m %s\n' "$@" >&2
@@ -141,7 +150,7 @@ build_fallback_toolchain() {
     dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
   done
   [ ${#pkgs[@]} -eq 0 ] || apt_install "${pkgs[@]}"
-  rustup toolchain list | grep -q "^$FALLBACK_TOOLCHAIN" || rustup toolchain link "$FALLBACK_TOOLCHAIN" /usr
+  prints "$FALLBACK_TOOLCHAIN" rustup toolchain list || rustup toolchain link "$FALLBACK_TOOLCHAIN" /usr
   local host_bin=/usr/lib/rustlib/x86_64-unknown-linux-gnu/bin
   sudo_if_needed mkdir -p "$host_bin"
   sudo_if_needed ln -sfn /usr/lib/llvm-22/bin/lld "$host_bin/rust-lld"
@@ -162,7 +171,7 @@ build_fallback_toolchain() {
 cargo_install() {
   local bin=$1 crate=$2 version=$3
   shift 3
-  if command -v "$bin" >/dev/null && "$bin" --version | grep -q " $version"; then
+  if command -v "$bin" >/dev/null && prints " $version" "$bin" --version; then
     return
   fi
   log "cargo install $crate $version (a few minutes)"
@@ -186,7 +195,8 @@ if [ "$toolchain" = "$FALLBACK_TOOLCHAIN" ] &&
   apt_install rust-web-clippy rustfmt-web
 fi
 
-export PATH="$HOME/.cargo/bin:$PATH"
+# Where `cargo install` puts programs.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # wasm-pack's own npm wrapper downloads a binary from elsewhere; crates.io works everywhere.
 cargo_install wasm-pack wasm-pack "$WASM_PACK_VERSION" --locked
 # Not --locked: its lock names a webpki-roots version some registry mirrors lack.

@@ -6,12 +6,13 @@ import {
   cpSync,
   mkdtempSync,
   mkdirSync,
+  readFileSync,
   readdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -81,6 +82,35 @@ test("once everything is installed, the set-up changes nothing and says nothing"
   const run = setup({});
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout, "");
+});
+
+test("a tool that prints more after its version is still recognised as installed", () => {
+  // geckodriver --version prints a licence after the version line; a check that stops
+  // reading at the match must not kill it (SIGPIPE) and mistake it for missing. The
+  // set-up puts cargo's bin folder first on PATH, so the stand-in goes in a copy of it.
+  const cargoHome = process.env.CARGO_HOME ?? join(homedir(), ".cargo");
+  const copy = mkdtempSync(join(tmpdir(), "lathe-cargo-"));
+  const bin = join(copy, "bin");
+  mkdirSync(bin);
+  for (const name of readdirSync(join(cargoHome, "bin"))) {
+    if (name !== "geckodriver") symlinkSync(join(cargoHome, "bin", name), join(bin, name));
+  }
+  const version = /^GECKODRIVER_VERSION=(\S+)$/m.exec(
+    readFileSync(join(root, "scripts", "setup.sh"), "utf8"),
+  )?.[1];
+  assert.ok(version, "setup.sh pins GECKODRIVER_VERSION");
+  writeFileSync(
+    join(bin, "geckodriver"),
+    `#!/bin/sh\necho "geckodriver ${version}"\nyes licence | head -c 1000000\n`,
+    { mode: 0o755 },
+  );
+  const run = setup({
+    CARGO_HOME: copy,
+    RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), ".rustup"),
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, "");
+  rmSync(copy, { recursive: true });
 });
 
 test("the dev server started before the core is built says what to run", () => {
