@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { product } from "../web/src/content/company";
 import { afterFrames, coreReady, form, holdAppScript, routes, watch } from "./helpers";
 
-const site = "https://lathe.example.com";
+/** The site's address, set once for the whole project. */
+const site = product.siteUrl;
 const pages = {
   "/": {
     title: "Lathe: Chat with AI to Build Apps",

@@ -5,9 +5,12 @@ import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { build } from "rolldown";
+import Icons from "unplugin-icons/vite";
 import { type Plugin, defineConfig } from "vite";
 import wasm from "vite-plugin-wasm";
 import { outDir, waitlistUrl } from "./scripts/build-settings.mjs";
+import { fontCss } from "./scripts/fonts.mjs";
+import { timelineCss } from "./src/demo/timeline.ts";
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = join(web, "..");
@@ -30,6 +33,17 @@ async function inlineScript(file: string, define: Record<string, string> = {}) {
   });
   const [chunk] = output;
   return chunk.code.trim();
+}
+
+/** CSS made at build time, as a module (`import "virtual:NAME.css"`). */
+function virtualCss(name: string, css: () => string): Plugin {
+  const id = `virtual:${name}.css`;
+  const resolved = `\0${id}`;
+  return {
+    name: `lathe:${name}-css`,
+    resolveId: (source) => (source === id ? resolved : null),
+    load: (loaded) => (loaded === resolved ? css() : null),
+  };
 }
 
 /**
@@ -150,6 +164,10 @@ export default defineConfig(({ isSsrBuild }) => ({
   plugins: [
     react(),
     wasm() as Plugin,
+    // Lucide's icons as React components made at build time: only those imported ship.
+    Icons({ compiler: "jsx", jsx: "react" }),
+    virtualCss("fonts", fontCss),
+    virtualCss("demo-timeline", timelineCss),
     inlineThemeScript(),
     loadAfterFirstPaint(),
     coreForDevServer(),

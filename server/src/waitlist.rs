@@ -64,7 +64,7 @@ pub struct Settings {
     /// 60/n s); `None` for no limit.
     pub per_minute: Option<NonZeroU32>,
     /// Origins other than the site's own allowed to post (a site on another host that
-    /// uses this server as its form service), e.g. `https://lathe.example.com`.
+    /// uses this server as its form service), e.g. `https://www.example.com`.
     pub allowed_origins: Vec<String>,
     /// Take the client's address from the last `X-Forwarded-For` entry (behind a proxy
     /// that sets it) instead of the connection's.
@@ -324,11 +324,11 @@ mod tests {
 
     #[test]
     fn origins() {
-        let allowed = ["https://lathe.example.com".to_owned()];
+        let allowed = ["https://site.test".to_owned()];
         let check = |pairs: &[(&'static str, &str)]| same_origin(&headers(pairs), &allowed);
         assert!(check(&[]).is_ok(), "no browser");
         assert!(check(&[("host", "a.test:8080"), ("origin", "http://a.test:8080")]).is_ok());
-        assert!(check(&[("host", "a.test"), ("origin", "https://lathe.example.com")]).is_ok());
+        assert!(check(&[("host", "a.test"), ("origin", "https://site.test")]).is_ok());
         assert!(check(&[("host", "a.test"), ("origin", "https://evil.test")]).is_err());
         assert!(check(&[("host", "a.test"), ("origin", "null")]).is_err());
         assert!(check(&[("sec-fetch-site", "cross-site")]).is_err());

@@ -511,7 +511,7 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
 #[test]
 fn another_origin_posts_only_when_allowed_with_cors() {
     let location = sqlite();
-    let allowed = "https://lathe.example.com";
+    let allowed = "https://site.test";
     let address = collecting(
         &location,
         Settings {

@@ -1,6 +1,7 @@
 // After `vite build` (client) and `vite build --ssr` (server entry): writes every route
-// as complete HTML with its own head, the Content-Security-Policy (with the hashes of the
-// inline scripts, computed here, never pasted), robots.txt, sitemap.xml and _headers.
+// as complete HTML with its own head (its social card, drawn here, and the schema.org
+// data), the Content-Security-Policy (with the hashes of the inline scripts, computed
+// here, never pasted), robots.txt, sitemap.xml and _headers.
 // _headers is the one source of the site's response headers: static hosts (Netlify,
 // Cloudflare Pages) read it, the Rust server (server/, `lathe-site serve`) reads it, and
 // `lathe-site nginx-headers` turns it into nginx's add_header lines.
@@ -10,11 +11,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { outDir, waitlistOrigin } from "./build-settings.mjs";
+import { cardSize, renderSocialCards } from "./social-cards.mjs";
 
 const web = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(web, outDir);
 const server = join(web, `${outDir}-server`);
-const { render, prerendered, product } = await import(join(server, "entry-server.js"));
+const { render, prerendered, product, socialCard, socialCardAlt, structuredData } = await import(
+  join(server, "entry-server.js")
+);
 
 const template = readFileSync(join(dist, "index.html"), "utf8");
 
@@ -52,8 +56,15 @@ const headers = {
 const escape = (text) =>
   text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** The schema.org graph as a JSON-LD block: data, never run, so outside the CSP's hashes. */
+const jsonLd = `<script type="application/ld+json">${JSON.stringify(structuredData()).replace(
+  /</g,
+  "\\u003c",
+)}</script>`;
+
 function head({ path, meta }) {
   const url = product.siteUrl + (path === "/404" ? "/" : path);
+  const image = product.siteUrl + socialCard(path);
   return [
     `<meta http-equiv="Content-Security-Policy" content="${escape(policy)}" />`,
     `<title>${escape(meta.title)}</title>`,
@@ -66,6 +77,13 @@ function head({ path, meta }) {
     `<meta property="og:description" content="${escape(meta.description)}" />`,
     `<meta property="og:url" content="${escape(url)}" />`,
     `<meta property="og:locale" content="en_GB" />`,
+    `<meta property="og:image" content="${escape(image)}" />`,
+    `<meta property="og:image:type" content="image/png" />`,
+    `<meta property="og:image:width" content="${String(cardSize.width)}" />`,
+    `<meta property="og:image:height" content="${String(cardSize.height)}" />`,
+    `<meta property="og:image:alt" content="${escape(socialCardAlt(meta.card))}" />`,
+    `<meta name="twitter:card" content="summary_large_image" />`,
+    jsonLd,
   ]
     .filter(Boolean)
     .join("\n    ");
@@ -84,6 +102,15 @@ for (const page of prerendered) {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, html);
 }
+
+// One card per distinct image; pages sharing a card share its file.
+const cards = new Map(
+  prerendered.map(({ path, meta }) => [
+    socialCard(path),
+    { heading: meta.card, file: socialCard(path) },
+  ]),
+);
+await renderSocialCards(dist, [...cards.values()], product);
 
 writeFileSync(
   join(dist, "robots.txt"),

@@ -32,7 +32,9 @@ describe("App routes", () => {
 
   it("the landing page has its buttons and six cards of three lines", () => {
     renderAt("/");
-    const access = screen.getAllByRole("link", { name: "Get Early Access" });
+    const access = within(screen.getByRole("main")).getAllByRole("link", {
+      name: "Get Early Access",
+    });
     expect(access).toHaveLength(2);
     for (const link of access) expect(link).toHaveAttribute("href", "/contact");
     expect(screen.getByRole("link", { name: "Learn More" })).toHaveAttribute("href", "#features");
@@ -72,7 +74,7 @@ describe("App routes", () => {
 
   it("the contact page has five questions with answers, and a form that becomes ready", async () => {
     renderAt("/contact");
-    const items = document.querySelectorAll("details");
+    const items = document.querySelectorAll("#faq details");
     expect(items).toHaveLength(5);
     for (const item of items) {
       expect(item.querySelector("summary")?.textContent).toMatch(/\?$/);

@@ -4,8 +4,10 @@ import { prerender } from "react-dom/static";
 import { Router } from "wouter";
 import { App } from "./App";
 
-export { prerendered } from "./routes";
+export { prerendered, socialCard } from "./routes";
+export { socialCardAlt } from "./content/site";
 export { product } from "./content/company";
+export { structuredData } from "./content/structuredData";
 
 /** The route's HTML, once every lazy page in it has loaded. */
 export async function render(path: string): Promise<string> {

@@ -1,10 +1,12 @@
 import { startTransition } from "react";
+import "virtual:fonts.css";
+import "virtual:demo-timeline.css";
 import "./styles/index.css";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
 
-// React DOM, then the app (with React Router and the content): each import is evaluated
+// React DOM, then the app (with its router and the content): each import is evaluated
 // in a task of its own, so starting up never holds a slow phone's main thread for long.
 // The inlined loader (src/inline/loader.ts) has already asked for every file.
 const { createRoot, hydrateRoot } = await import("react-dom/client");

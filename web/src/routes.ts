@@ -17,3 +17,10 @@ export const prerendered: readonly PrerenderedPage[] = [
   { path: "/terms", file: "terms/index.html", meta: pages.terms, indexed: true },
   { path: "/404", file: "404.html", meta: pages.notFound, indexed: false },
 ];
+
+/** Where a page's social card is in the built site; the not-found page shows the home page's. */
+export function socialCard(path: string): string {
+  const own = path !== "/" && prerendered.some((page) => page.indexed && page.path === path);
+  const name = own ? path.slice(1) : "home";
+  return `/social/${name}.png`;
+}

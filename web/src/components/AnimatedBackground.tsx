@@ -1,20 +1,23 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import { BackgroundRenderer } from "../canvas/renderer";
 import type { Variant } from "../core";
 import { chrome } from "../content/site";
 import { useCore } from "../hooks/useCore";
+import { useHydrated } from "../hooks/useHydrated";
+import { useMotion } from "../hooks/motion";
 import { useMediaQuery } from "../hooks/useMediaQuery";
 
 /**
- * The decorative canvas behind every page, drawn from the core's simulation, and a
- * small control to pause it (WCAG 2.2.2). Under reduced motion it is one still frame
- * and the control is not needed.
+ * The decorative canvas behind every page, drawn from the core's simulation, and the
+ * page's control to pause its animations, this one and the hero's demo (WCAG 2.2.2).
+ * Under reduced motion both are still and the control is not needed.
  */
 export function AnimatedBackground({ variant }: { readonly variant: Variant }) {
   const status = useCore();
   const canvas = useRef<HTMLCanvasElement>(null);
   const renderer = useRef<BackgroundRenderer | null>(null);
-  const [paused, setPaused] = useState(false);
+  const { paused, setPaused } = useMotion();
+  const hydrated = useHydrated();
   const reducedMotion = useMediaQuery("(prefers-reduced-motion: reduce)");
   const core = status.state === "ready" ? status.core : null;
 
@@ -37,12 +40,12 @@ export function AnimatedBackground({ variant }: { readonly variant: Variant }) {
   return (
     <>
       <canvas ref={canvas} className="background-canvas" aria-hidden="true" />
-      {core && !reducedMotion && (
+      {hydrated && !reducedMotion && (
         <button
           type="button"
           className="background-toggle"
-          aria-label={paused ? chrome.playBackground : chrome.pauseBackground}
-          title={paused ? chrome.playBackground : chrome.pauseBackground}
+          aria-label={paused ? chrome.playAnimations : chrome.pauseAnimations}
+          title={paused ? chrome.playAnimations : chrome.pauseAnimations}
           onClick={() => {
             // Tell the renderer at once: no frame may follow the click.
             renderer.current?.setPaused(!paused);

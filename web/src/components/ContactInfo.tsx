@@ -2,6 +2,9 @@ import { Fragment } from "react";
 import { company } from "../content/company";
 import { contactPage } from "../content/site";
 
+const { street, city, postcode, country } = company.registeredOffice;
+const officeLines = [street, city, postcode, country];
+
 export function ContactInfo() {
   const labels = contactPage.contactLabels;
   return (
@@ -28,7 +31,7 @@ export function ContactInfo() {
         <dt>{labels.office}</dt>
         <dd>
           <address>
-            {company.registeredOffice.map((line) => (
+            {officeLines.map((line) => (
               <span key={line} className="address-line">
                 {line}
               </span>

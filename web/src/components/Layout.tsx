@@ -1,6 +1,7 @@
-import { type ReactNode, useEffect, useRef } from "react";
+import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { useLocation } from "wouter";
 import { chrome } from "../content/site";
+import { MotionContext } from "../hooks/motion";
 import { AnimatedBackground } from "./AnimatedBackground";
 import { Footer } from "./Footer";
 import { Header } from "./Header";
@@ -9,16 +10,24 @@ import { Header } from "./Header";
 export function Layout({ children }: { readonly children: ReactNode }) {
   const [pathname] = useLocation();
   const main = useRef<HTMLElement>(null);
+  const [paused, setPaused] = useState(false);
+  const motion = useMemo(() => ({ paused, setPaused }), [paused]);
 
   // After each client-side navigation (a link, even to the page already shown, or back
   // and forward), start at the top, at once, and move focus to the new page, as a full
-  // page load would. The router announces its navigations as `pushState` events; in-page
-  // anchors are left to the browser.
+  // page load would; a link to a part of a page (the header's Features and FAQ) scrolls
+  // to that part once it is shown. The router announces its navigations as `pushState`
+  // events; the browser handles the in-page anchors and history's own fragments.
   useEffect(() => {
-    const navigated = () => {
-      if (window.location.hash) return;
-      window.scrollTo({ top: 0, left: 0, behavior: "instant" });
+    const navigated = (event: Event) => {
+      const target = window.location.hash.slice(1);
+      if (target && event.type !== "pushState") return;
       main.current?.focus({ preventScroll: true });
+      if (target) {
+        requestAnimationFrame(() => {
+          document.getElementById(decodeURIComponent(target))?.scrollIntoView();
+        });
+      } else window.scrollTo({ top: 0, left: 0, behavior: "instant" });
     };
     for (const type of ["pushState", "popstate"]) addEventListener(type, navigated);
     return () => {
@@ -27,7 +36,7 @@ export function Layout({ children }: { readonly children: ReactNode }) {
   }, []);
 
   return (
-    <>
+    <MotionContext value={motion}>
       <a className="skip-link" href="#main">
         {chrome.skipLink}
       </a>
@@ -37,6 +46,6 @@ export function Layout({ children }: { readonly children: ReactNode }) {
         {children}
       </main>
       <Footer />
-    </>
+    </MotionContext>
   );
 }

@@ -13,6 +13,13 @@ export const company = {
   jurisdiction: "England and Wales",
   parentNumber: "00000001",
   subsidiaryNumber: "00000002",
-  registeredOffice: ["1 Example Street", "London", "EC1A 1AA", "United Kingdom"],
+  registeredOffice: {
+    street: "1 Example Street",
+    city: "London",
+    postcode: "EC1A 1AA",
+    country: "United Kingdom",
+    /** ISO 3166 code of the country, for machines (structured data). */
+    countryCode: "GB",
+  },
   email: "hello@example.com",
 } as const;

@@ -3,33 +3,47 @@
 
 import { company, product } from "./company";
 
+/** The promise in one line: the hero's headline, the home page's title and card. */
+const headline = "Chat with AI to Build Apps";
+
 export interface PageMeta {
   readonly title: string;
   readonly description: string;
+  /** The words on the page's social card (the image a shared link shows). */
+  readonly card: string;
 }
 
 export const pages = {
   home: {
-    title: `${product.name}: Chat with AI to Build Apps`,
+    title: `${product.name}: ${headline}`,
     description: `${product.name} is a desktop app where you chat with AI to build React and Next.js apps, chatbots and data tools. Join the beta waitlist for early access.`,
+    card: headline,
   },
   contact: {
     title: `Get Early Access | ${product.name}`,
     description: `Join the ${product.name} beta waitlist for early access, beta testing and exclusive updates.`,
+    card: "Get Early Access",
   },
   gdpr: {
     title: `GDPR Compliance Policy | ${product.name}`,
     description: `How ${company.parent} and ${company.subsidiary} collect, use and protect your personal data, and how to exercise your rights.`,
+    card: "GDPR Compliance Policy",
   },
   terms: {
     title: `Terms of Service | ${product.name}`,
     description: `The terms that apply when you use ${product.name} and this website.`,
+    card: "Terms of Service",
   },
   notFound: {
     title: `Page not found | ${product.name}`,
     description: `This page does not exist on the ${product.name} website.`,
+    card: headline,
   },
 } as const satisfies Record<string, PageMeta>;
+
+/** The text alternative of a page's social card. */
+export const socialCardAlt = (card: string) =>
+  `The ${product.name} logo above the words “${card}”, on the site's dark background.`;
 
 export const chrome = {
   skipLink: "Skip to main content",
@@ -39,8 +53,8 @@ export const chrome = {
   copyright: `© 2026 ${company.parent}. All rights reserved.`,
   themeToLight: "Switch to light theme",
   themeToDark: "Switch to dark theme",
-  pauseBackground: "Pause background animation",
-  playBackground: "Play background animation",
+  pauseAnimations: "Pause animations",
+  playAnimations: "Play animations",
   support: "Support",
   supportNote: "Support opens with the public release.",
   registration: `${company.parent} and ${company.subsidiary} are registered in ${company.jurisdiction}.`,
@@ -65,15 +79,20 @@ export const footerLinks = [
 
 export const hero = {
   eyebrow: "Now in beta · Join the waitlist",
-  headline: "Chat with AI to Build Apps",
+  headline,
   lead: `Describe what you want and ${product.name} builds it: React and Next.js apps, chatbots and data tools, on your own desktop. Use your own API keys, our hosted service, or run everything locally.`,
   primary: "Get Early Access",
   secondary: "Learn More",
   platforms: "Windows, macOS and Linux: available soon",
 } as const;
 
+/** The Lucide icon each card shows (components/FeatureIcon.tsx draws them). */
+export type FeatureIconName =
+  "wand-sparkles" | "key-round" | "brain-circuit" | "layers" | "code-xml" | "monitor-smartphone";
+
 export interface Feature {
   readonly title: string;
+  readonly icon: FeatureIconName;
   readonly benefits: readonly [string, string, string];
 }
 
@@ -84,6 +103,7 @@ export const features = {
   cards: [
     {
       title: "AI-Powered App Builder",
+      icon: "wand-sparkles",
       benefits: [
         "Describe your idea in plain English and watch it take shape",
         "Build React and Next.js apps, chatbots and data tools",
@@ -92,6 +112,7 @@ export const features = {
     },
     {
       title: "Flexible AI Options",
+      icon: "key-round",
       benefits: [
         "Bring your own API keys and pay your provider directly",
         "Or use our hosted service, with nothing to configure",
@@ -100,6 +121,7 @@ export const features = {
     },
     {
       title: `${product.name} AI Model Connection`,
+      icon: "brain-circuit",
       benefits: [
         "Work with GPT-5, Claude and Gemini",
         "Connect Azure OpenAI for enterprise deployments",
@@ -108,6 +130,7 @@ export const features = {
     },
     {
       title: "Full-Stack Integration",
+      icon: "layers",
       benefits: [
         "Databases and auth with Neon and Supabase",
         "Deploy to Vercel in one step",
@@ -116,6 +139,7 @@ export const features = {
     },
     {
       title: "Premium AI Development",
+      icon: "code-xml",
       benefits: [
         "Clean, production-ready code you can read and change",
         "You own everything you build, outright",
@@ -124,6 +148,7 @@ export const features = {
     },
     {
       title: "Cross-Platform Available",
+      icon: "monitor-smartphone",
       benefits: ["Windows: available soon", "macOS: available soon", "Linux: available soon"],
     },
   ] satisfies Feature[],
@@ -166,6 +191,19 @@ export const contactPage = {
     },
   ],
   faqHeading: "Frequently asked questions",
+  faqId: "faq",
+} as const;
+
+/** The header: a few links into the site, and the way in to the waitlist. */
+export const siteNav = {
+  label: "Main",
+  menu: "Menu",
+  links: [
+    { label: "Features", to: `/#${features.id}` },
+    { label: "FAQ", to: `/contact#${contactPage.faqId}` },
+    { label: "Contact", to: "/contact" },
+  ],
+  cta: "Get Early Access",
 } as const;
 
 export interface FaqItem {

@@ -1,13 +1,14 @@
 import { useEffect } from "react";
 import { useLocation } from "wouter";
 import { product } from "../content/company";
-import type { PageMeta } from "../content/site";
+import { type PageMeta, socialCardAlt } from "../content/site";
+import { socialCard } from "../routes";
 
 /**
  * Keeps the head in step with the page shown after client-side navigation. The built
  * HTML of each page already carries the same tags (scripts/prerender.mjs).
  */
-export function usePageMeta({ title, description }: PageMeta) {
+export function usePageMeta({ title, description, card }: PageMeta) {
   const [pathname] = useLocation();
   useEffect(() => {
     const url = product.siteUrl + pathname;
@@ -20,5 +21,7 @@ export function usePageMeta({ title, description }: PageMeta) {
     set('meta[property="og:title"]', "content", title);
     set('meta[property="og:description"]', "content", description);
     set('meta[property="og:url"]', "content", url);
-  }, [title, description, pathname]);
+    set('meta[property="og:image"]', "content", product.siteUrl + socialCard(pathname));
+    set('meta[property="og:image:alt"]', "content", socialCardAlt(card));
+  }, [title, description, card, pathname]);
 }
