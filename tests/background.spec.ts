@@ -3,8 +3,7 @@ import { afterFrames, coreReady, routes } from "./helpers";
 
 const canvas = (page: Page) => page.locator("canvas.background-canvas");
 const snapshot = (page: Page) => canvas(page).evaluate((c) => (c as HTMLCanvasElement).toDataURL());
-const pauseButton = (page: Page) =>
-  page.getByRole("button", { name: /(Pause|Play) background animation/ });
+const pauseButton = (page: Page) => page.getByRole("button", { name: /(Pause|Play) animations/ });
 
 for (const route of routes) {
   const count = route === "/" ? "25" : "18";
@@ -55,19 +54,19 @@ test("the pause control stops and restarts the animation", async ({ page }) => {
   await page.goto("/contact");
   await coreReady(page);
   const button = pauseButton(page);
-  await expect(button).toHaveAccessibleName("Pause background animation");
+  await expect(button).toHaveAccessibleName("Pause animations");
   const box = await button.boundingBox();
   expect(box?.width).toBeGreaterThanOrEqual(24);
   expect(box?.height).toBeGreaterThanOrEqual(24);
 
   await button.click();
-  await expect(button).toHaveAccessibleName("Play background animation");
+  await expect(button).toHaveAccessibleName("Play animations");
   const still = await snapshot(page);
   await afterFrames(page, 20);
   expect(await snapshot(page)).toBe(still);
 
   await button.click();
-  await expect(button).toHaveAccessibleName("Pause background animation");
+  await expect(button).toHaveAccessibleName("Pause animations");
   await expect.poll(() => snapshot(page)).not.toBe(still);
 });
 

@@ -38,7 +38,7 @@ test.describe("the landing page", () => {
   test("both Get Early Access buttons go to /contact", async ({ page }) => {
     for (const index of [0, 1]) {
       await page.goto("/");
-      const buttons = page.getByRole("link", { name: "Get Early Access" });
+      const buttons = page.getByRole("main").getByRole("link", { name: "Get Early Access" });
       await expect(buttons).toHaveCount(2);
       await buttons.nth(index).click();
       await expect(page).toHaveURL("/contact");
@@ -209,7 +209,7 @@ test.describe("the contact page", () => {
 
   test("has five FAQ items that expand to their answers", async ({ page }) => {
     await page.goto("/contact");
-    const items = page.locator("details");
+    const items = page.locator("#faq details");
     await expect(items).toHaveCount(5);
     for (let i = 0; i < 5; i++) {
       const item = items.nth(i);

@@ -1,0 +1,422 @@
+// What a visitor sees first: the header and its menu, the hero's product demo, the type,
+// the background kept away from the text, phone layouts, and what a shared link shows.
+import { type Page, expect, test } from "@playwright/test";
+import { product, company } from "../web/src/content/company";
+import { demo } from "../web/src/content/demo";
+import { sentAt, timeline } from "../web/src/demo/timeline";
+import { afterFrames, coreReady, routes } from "./helpers";
+
+test.describe("the header", () => {
+  test("on wide screens: the links and the way in to the waitlist, no menu", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto("/");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link")).toHaveText(["Features", "FAQ", "Contact"]);
+    await expect(
+      page.getByRole("banner").getByRole("link", { name: "Get Early Access" }),
+    ).toBeVisible();
+    await expect(page.getByText("Menu", { exact: true })).toBeHidden();
+  });
+
+  test("on phones, a menu that works by keyboard alone", async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto("/");
+    await coreReady(page);
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+    const menu = page.locator("details.menu");
+    const button = menu.locator("summary");
+    await expect(button).toHaveAccessibleName("Menu");
+    await expect(
+      page.getByRole("banner").getByRole("link", { name: "Get Early Access" }),
+    ).toBeVisible();
+
+    // From the top of the page, Tab reaches the menu's button within a few presses.
+    for (let i = 0; i < 8 && !(await button.evaluate((e) => e === document.activeElement)); i++)
+      await page.keyboard.press("Tab");
+    await expect(button).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(menu).toHaveAttribute("open", "");
+    const links = page.getByRole("navigation", { name: "Menu" }).getByRole("link");
+    await expect(links).toHaveText(["Features", "FAQ", "Contact"]);
+    await page.keyboard.press("Tab");
+    await expect(links.first()).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(menu).not.toHaveAttribute("open");
+    await expect(button).toBeFocused();
+
+    await page.keyboard.press("Space");
+    await expect(menu).toHaveAttribute("open", "");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(links.nth(1)).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL("/contact#faq");
+    await expect(menu).not.toHaveAttribute("open");
+    await expect(
+      page.getByRole("heading", { name: "Frequently asked questions" }),
+    ).toBeInViewport();
+  });
+
+  test("the menu closes on a click elsewhere", async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto("/contact");
+    await coreReady(page);
+    const menu = page.locator("details.menu");
+    await menu.locator("summary").click();
+    await expect(menu).toHaveAttribute("open", "");
+    // Well below the menu's panel.
+    await page.mouse.click(20, 700);
+    await expect(menu).not.toHaveAttribute("open");
+  });
+
+  test("Features leads from another page to the landing page's features", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 700 });
+    await page.goto("/terms");
+    await coreReady(page);
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Features" })
+      .click();
+    await expect(page).toHaveURL("/#features");
+    await expect(
+      page.getByRole("heading", { name: "Everything you need to go from idea to app" }),
+    ).toBeInViewport();
+  });
+});
+
+/** The demo's CSS animations, moved to `seconds` after their start; the state of each part. */
+async function demoAt(page: Page, seconds: number) {
+  return page.evaluate((ms) => {
+    const figure = document.querySelector(".demo");
+    if (!figure) throw new Error("no demo");
+    for (const animation of figure.getAnimations({ subtree: true })) {
+      animation.pause();
+      animation.currentTime = ms;
+    }
+    const shown = (selector: string) => {
+      const element = figure.querySelector(selector);
+      if (!element) throw new Error(`no ${selector}`);
+      const style = getComputedStyle(element);
+      const clip = style.clipPath;
+      // Visible, and not wholly cut away by a clip that is still opening.
+      return style.visibility === "visible" && !/inset\(0px 0px 100%|inset\(0px 100%/.test(clip);
+    };
+    return {
+      placeholder: shown(".demo-placeholder"),
+      typed: shown(".demo-typed"),
+      prompt: shown(".demo-user"),
+      reply: shown(".demo-assistant"),
+      firstStep: shown('[data-beat="step-0"]'),
+      firstLine: shown('[data-beat="code-0"]'),
+      code: shown(".demo-code"),
+      preview: shown(".demo-preview"),
+      done: shown(".demo-toast"),
+    };
+  }, seconds * 1000);
+}
+
+test.describe("the product demo", () => {
+  test("each part starts when the script says", async ({ page }) => {
+    await page.goto("/");
+    const delays = await page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll(".demo [data-beat]")].map((element) => [
+          element.getAttribute("data-beat"),
+          getComputedStyle(element).getPropertyValue("--at").trim(),
+        ]),
+      ),
+    );
+    expect(Object.keys(delays).sort()).toEqual(
+      timeline()
+        .map((b) => b.name)
+        .sort(),
+    );
+    for (const { name, at } of timeline())
+      expect(parseFloat(delays[name] ?? ""), name).toBe(Number(at.toFixed(2)));
+  });
+
+  test("plays the conversation: typed, sent, answered, coded, then the app runs", async ({
+    page,
+  }) => {
+    await page.goto("/");
+    const at = (name: string) => timeline().find((beat) => beat.name === name)?.at ?? NaN;
+    // Before anything: an empty conversation, the code pane waiting.
+    expect(await demoAt(page, 0.1)).toMatchObject({
+      placeholder: true,
+      typed: false,
+      prompt: false,
+      reply: false,
+      code: true,
+      preview: false,
+      done: false,
+    });
+    // The prompt being typed.
+    expect(await demoAt(page, demo.prompt.at + demo.prompt.typing / 2)).toMatchObject({
+      placeholder: false,
+      typed: true,
+      prompt: false,
+    });
+    // Sent: the message in the conversation, the box empty again.
+    expect(await demoAt(page, sentAt + 0.4)).toMatchObject({
+      placeholder: true,
+      typed: false,
+      prompt: true,
+      reply: false,
+    });
+    expect(await demoAt(page, at("code-0") + 0.3)).toMatchObject({
+      reply: true,
+      firstStep: true,
+      firstLine: true,
+      code: true,
+      preview: false,
+    });
+    expect(await demoAt(page, at("preview") + 0.5)).toMatchObject({
+      code: false,
+      preview: true,
+      done: false,
+    });
+    expect(await demoAt(page, at("done") + 0.5)).toMatchObject({ preview: true, done: true });
+  });
+
+  test("under reduced motion it is the last frame, still, from the start", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.goto("/");
+    const demoAnimations = () =>
+      page.evaluate(
+        () => document.querySelector(".demo")?.getAnimations({ subtree: true }).length ?? -1,
+      );
+    expect(await demoAnimations()).toBe(0);
+    const window = page.locator(".demo-window");
+    for (const selector of [".demo-user", ".demo-assistant", ".demo-preview", ".demo-toast"])
+      await expect(window.locator(selector)).toBeVisible();
+    await expect(window.locator(".demo-code")).toBeHidden();
+    await expect(window.locator(".demo-typed")).toBeHidden();
+    await expect(window.locator(".demo-toast")).toHaveText(demo.done.text);
+  });
+
+  test("hidden from assistive technology, its caption says what it shows", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("figure", { name: demo.caption })).toBeVisible();
+    await expect(page.locator(".demo-window")).toHaveAttribute("aria-hidden", "true");
+    await expect(page.locator(".demo-window *:is(a, button, input, [tabindex])")).toHaveCount(0);
+  });
+
+  const playStates = (page: Page) =>
+    page.evaluate(() => [
+      ...new Set(
+        document
+          .querySelector(".demo")
+          ?.getAnimations({ subtree: true })
+          .map((a) => a.playState),
+      ),
+    ]);
+
+  test("the page's pause control pauses it, and play resumes it", async ({ page }) => {
+    await page.goto("/");
+    await coreReady(page);
+    expect(await playStates(page)).toContain("running");
+    await page.getByRole("button", { name: "Pause animations" }).click();
+    await expect.poll(() => playStates(page)).toEqual(["paused"]);
+    await page.getByRole("button", { name: "Play animations" }).click();
+    await expect.poll(() => playStates(page)).toContain("running");
+  });
+
+  test("it waits while scrolled out of sight", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 700 });
+    await page.goto("/");
+    await coreReady(page);
+    expect(await playStates(page)).toContain("running");
+    await page.getByRole("contentinfo").scrollIntoViewIfNeeded();
+    await expect.poll(() => playStates(page)).toEqual(["paused"]);
+    await page.locator("h1").scrollIntoViewIfNeeded();
+    await expect.poll(() => playStates(page)).toContain("running");
+  });
+
+  test("its window follows the theme", async ({ page }) => {
+    await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
+    await page.goto("/");
+    await coreReady(page);
+    const surface = () =>
+      page.locator(".demo-window").evaluate((e) => getComputedStyle(e).backgroundColor);
+    const light = await surface();
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await expect.poll(surface).not.toBe(light);
+  });
+});
+
+test.describe("type", () => {
+  test("Geist, served by the site, with a metric-matched fallback; nothing shifts as it loads", async ({
+    page,
+  }) => {
+    const fonts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "font") fonts.push(new URL(request.url()).pathname);
+    });
+    await page.goto("/");
+    await page.evaluate(() => document.fonts.ready);
+    expect(fonts).toHaveLength(1);
+    expect(fonts[0]).toMatch(/^\/assets\/geist-latin-wght-normal-[\w-]+\.woff2$/);
+    const family = await page.locator("h1").evaluate((e) => getComputedStyle(e).fontFamily);
+    expect(family).toMatch(/^Geist, "Geist Fallback"/);
+    expect(await page.evaluate(() => document.fonts.check("650 48px Geist"))).toBe(true);
+    const shift = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          new PerformanceObserver((list) => {
+            resolve(
+              list
+                .getEntries()
+                .reduce((sum, e) => sum + (e as PerformanceEntry & { value: number }).value, 0),
+            );
+          }).observe({ type: "layout-shift", buffered: true });
+          // No entries at all: the observer never calls back.
+          setTimeout(() => {
+            resolve(0);
+          }, 500);
+        }),
+    );
+    expect(shift).toBe(0);
+  });
+});
+
+test.describe("phones", () => {
+  test("the main actions take the whole width", async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.goto("/");
+    for (const actions of await page.locator("main .actions").all()) {
+      const width = (await actions.boundingBox())?.width ?? 0;
+      for (const button of await actions.locator(".button").all())
+        expect((await button.boundingBox())?.width).toBeCloseTo(width, 0);
+    }
+  });
+});
+
+/**
+ * The brightest mark the shapes leave in a band of the screen: the page with only its
+ * canvas showing, compared with its background colour, pixel by pixel.
+ */
+async function shapeInk(page: Page, band: { x: number; width: number }) {
+  const png = await page.screenshot({ clip: { ...band, y: 0, height: 800 } });
+  const background = await page.evaluate(
+    () =>
+      getComputedStyle(document.documentElement).backgroundColor.match(/\d+/g)?.map(Number) ?? [],
+  );
+  // Decoded in a blank page of its own: the site's CSP rightly refuses data: images.
+  const scratch = await page.context().newPage();
+  try {
+    return await scratch.evaluate(
+      async ({ data, bg }) => {
+        const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const image = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+        const canvas = new OffscreenCanvas(image.width, image.height);
+        const ctx = canvas.getContext("2d");
+        if (!ctx) throw new Error("no 2d context");
+        ctx.drawImage(image, 0, 0);
+        const { data: px } = ctx.getImageData(0, 0, image.width, image.height);
+        let most = 0;
+        for (let i = 0; i < px.length; i += 4)
+          for (let c = 0; c < 3; c++)
+            most = Math.max(most, Math.abs((px[i + c] ?? 0) - (bg[c] ?? 0)));
+        return most;
+      },
+      { data: png.toString("base64"), bg: background },
+    );
+  } finally {
+    await scratch.close();
+  }
+}
+
+test("the background shapes are faded behind the content column, full beside it", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1800, height: 800 });
+  await page.emulateMedia({ reducedMotion: "reduce", colorScheme: "dark" });
+  await page.goto("/");
+  await coreReady(page);
+  await afterFrames(page, 2);
+  // Only the canvas: everything else invisible (the CSP allows styles set from script).
+  await page.evaluate(() => {
+    for (const e of document.querySelectorAll<HTMLElement>("#root > :not(canvas)"))
+      e.style.visibility = "hidden";
+  });
+  const column = await page.locator(".site-header .container").boundingBox();
+  if (!column) throw new Error("no content column");
+  const inside = { x: Math.round(column.x + 80), width: Math.round(column.width - 160) };
+  const masked = await shapeInk(page, inside);
+  await page.locator("canvas.background-canvas").evaluate((c: HTMLElement) => {
+    c.style.maskImage = "none";
+    c.style.webkitMaskImage = "none";
+  });
+  const full = await shapeInk(page, inside);
+  expect(full).toBeGreaterThan(20);
+  // 0.4 of the ink, give or take rounding.
+  expect(masked).toBeLessThanOrEqual(Math.ceil(full * 0.4) + 2);
+});
+
+test.describe("sharing", () => {
+  const cards: Record<(typeof routes)[number], string> = {
+    "/": "home",
+    "/contact": "contact",
+    "/gdpr": "gdpr",
+    "/terms": "terms",
+  };
+  for (const route of routes) {
+    test(`${route}: a large card of its own, with its size and words declared @deploy`, async ({
+      page,
+      request,
+    }) => {
+      await page.goto(route);
+      const meta = (property: string) =>
+        page
+          .locator(`meta[property="${property}"], meta[name="${property}"]`)
+          .getAttribute("content");
+      const image = await meta("og:image");
+      expect(image).toBe(`${product.siteUrl}/social/${cards[route]}.png`);
+      expect(await meta("og:image:width")).toBe("1200");
+      expect(await meta("og:image:height")).toBe("630");
+      expect(await meta("og:image:type")).toBe("image/png");
+      expect(await meta("og:image:alt")).toMatch(/^The Lathe logo above the words “.+”/);
+      expect(await meta("twitter:card")).toBe("summary_large_image");
+
+      // Served here as a 1200 x 630 PNG (its header says so).
+      const response = await request.get(new URL(image ?? "").pathname);
+      expect(response.status()).toBe(200);
+      expect(response.headers()["content-type"]).toBe("image/png");
+      const png = await response.body();
+      expect(png.subarray(1, 4).toString()).toBe("PNG");
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+    });
+  }
+
+  test("after moving to another page, the head names that page's card", async ({ page }) => {
+    await page.goto("/");
+    await coreReady(page);
+    await page.getByRole("contentinfo").getByRole("link", { name: "Terms of Service" }).click();
+    await expect(page.locator('meta[property="og:image"]')).toHaveAttribute(
+      "content",
+      `${product.siteUrl}/social/terms.png`,
+    );
+  });
+
+  test("schema.org: both companies, one the other's subsidiary, and the product", async ({
+    page,
+  }) => {
+    await page.goto("/");
+    const blocks = await page.locator('script[type="application/ld+json"]').allTextContents();
+    expect(blocks).toHaveLength(1);
+    const graph = (JSON.parse(blocks[0] ?? "") as { "@graph": Record<string, unknown>[] })[
+      "@graph"
+    ];
+    const named = (name: string) => graph.find((node) => node.name === name);
+    const parent = named(company.parent);
+    const subsidiary = named(company.subsidiary);
+    const app = named(product.name);
+    expect(parent?.["@type"]).toBe("Organization");
+    expect(subsidiary?.["@type"]).toBe("Organization");
+    expect(parent?.subOrganization).toEqual({ "@id": subsidiary?.["@id"] });
+    expect(subsidiary?.parentOrganization).toEqual({ "@id": parent?.["@id"] });
+    expect(app?.["@type"]).toBe("SoftwareApplication");
+    expect(app?.publisher).toEqual({ "@id": parent?.["@id"] });
+    expect(app?.url).toBe(`${product.siteUrl}/`);
+  });
+});
