@@ -9,7 +9,7 @@ import Icons from "unplugin-icons/vite";
 import { type Plugin, defineConfig } from "vite";
 import wasm from "vite-plugin-wasm";
 import { outDir, waitlistUrl } from "./scripts/build-settings.mjs";
-import { fontCss } from "./scripts/fonts.mjs";
+import { fontCss, fontFamily, fontId } from "./scripts/fonts.mjs";
 import { timelineCss } from "./src/demo/timeline.ts";
 
 const web = dirname(fileURLToPath(import.meta.url));
@@ -34,6 +34,12 @@ async function inlineScript(file: string, define: Record<string, string> = {}) {
   const [chunk] = output;
   return chunk.code.trim();
 }
+
+/** The web font's name and version, for src/webFont.ts and the pre-paint script. */
+const fontDefines = {
+  __FONT_ID__: JSON.stringify(fontId),
+  __FONT_FAMILY__: JSON.stringify(fontFamily),
+};
 
 /** CSS made at build time, as a module (`import "virtual:NAME.css"`). */
 function virtualCss(name: string, css: () => string): Plugin {
@@ -60,7 +66,7 @@ function inlineThemeScript(): Plugin {
         if (!html.includes(marker)) throw new Error(`index.html has no ${marker}`);
         return html.replace(
           marker,
-          `<script>${await inlineScript("src/inline/theme.ts")}</script>`,
+          `<script>${await inlineScript("src/inline/theme.ts", fontDefines)}</script>`,
         );
       },
     },
@@ -159,7 +165,7 @@ function coreForDevServer(): Plugin {
 
 export default defineConfig(({ isSsrBuild }) => ({
   // The build settings (scripts/build-settings.mjs), for src/config.ts.
-  define: { __WAITLIST_URL__: JSON.stringify(waitlistUrl) },
+  define: { __WAITLIST_URL__: JSON.stringify(waitlistUrl), ...fontDefines },
   // vite-plugin-wasm declares its plugin as `any`.
   plugins: [
     react(),

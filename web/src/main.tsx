@@ -2,9 +2,13 @@ import { startTransition } from "react";
 import "virtual:fonts.css";
 import "virtual:demo-timeline.css";
 import "./styles/index.css";
+import { loadWebFont } from "./webFont";
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
+
+// The web font, if this browser has not got it yet: it downloads while the app starts.
+void loadWebFont();
 
 // React DOM, then the app (with its router and the content): each import is evaluated
 // in a task of its own, so starting up never holds a slow phone's main thread for long.

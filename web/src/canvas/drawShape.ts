@@ -36,6 +36,25 @@ export interface Frame {
   readonly drawn: Float32Array;
   /** Clear the whole canvas first (first frame, resize, theme change). */
   readonly clearAll: boolean;
+  /** Where shapes are faded: behind the page's text column. None: full strength everywhere. */
+  readonly fade?: Fade;
+}
+
+/** A vertical band (CSS pixels) where shapes show at `strength`, eased over `edge`. */
+export interface Fade {
+  readonly left: number;
+  readonly right: number;
+  readonly edge: number;
+  readonly strength: number;
+}
+
+/** How strongly a shape centred at `x` shows: 1 beside the band, `strength` inside it. */
+export function fadeAt(fade: Fade | undefined, x: number): number {
+  if (!fade) return 1;
+  const { left, right, edge, strength } = fade;
+  // 0 deep inside the band, 1 at or beyond `edge` outside it.
+  const out = Math.min(1, Math.max(0, (left - x) / edge + 0.5, (x - right) / edge + 0.5));
+  return strength + (1 - strength) * out;
 }
 
 /**
@@ -78,10 +97,12 @@ export function drawFrame(ctx: CanvasRenderingContext2D, frame: Frame) {
       (rows[row + offsets.y] ?? 0) * ratio,
     );
     ctx.rotate(rows[row + offsets.angle] ?? 0);
+    ctx.globalAlpha = fadeAt(frame.fade, rows[row + offsets.x] ?? 0);
     ctx.fillStyle = styles.fill[colour] ?? "transparent";
     ctx.strokeStyle = styles.stroke[colour] ?? "transparent";
     drawShape(ctx, kind, rows[row + offsets.size] ?? 0);
   }
+  ctx.globalAlpha = 1;
 }
 
 /** Draws one shape centred on the origin, `size` wide, with the context's styles. */

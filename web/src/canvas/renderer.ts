@@ -1,12 +1,17 @@
 import { type BackgroundHandle, type Core, type Variant, constants } from "../core";
 import type { Theme } from "../content/theme";
-import { type Styles, drawFrame, stylesFor } from "./drawShape";
+import { type Fade, type Styles, drawFrame, stylesFor } from "./drawShape";
 
 /** How strongly shapes show in each theme: decoration, never competing with text. */
 const ink: Record<Theme, { fill: number; stroke: number }> = {
   light: { fill: 0.1, stroke: 0.32 },
   dark: { fill: 0.14, stroke: 0.42 },
 };
+
+/** Behind the text column shapes show at this fraction of their ink, never at full strength. */
+const BEHIND_TEXT = 0.4;
+/** The page's text column: every page's header lays its content out in it. */
+const COLUMN = ".site-header .container";
 
 /** The same shapes on every visit: the background is part of the design. */
 const SEED = 2025;
@@ -35,6 +40,8 @@ export class BackgroundRenderer {
   #drawn: Float32Array;
   /** True when the whole canvas must be cleared: first frame, resize, theme change. */
   #clearAll = true;
+  /** The text column, measured at start and on every resize. */
+  #fade: Fade | undefined;
 
   /** A renderer, or null where the canvas cannot draw: the page does without. */
   static create(canvas: HTMLCanvasElement, core: Core, variant: Variant) {
@@ -145,6 +152,13 @@ export class BackgroundRenderer {
     this.#canvas.width = Math.round(width * ratio);
     this.#canvas.height = Math.round(height * ratio);
     this.#background.resize(width, height);
+    const column = document.querySelector(COLUMN)?.getBoundingClientRect();
+    this.#fade = column && {
+      left: column.left,
+      right: column.right,
+      edge: 64,
+      strength: BEHIND_TEXT,
+    };
     this.#clearAll = true;
     // Resizing blanks the canvas; a running loop redraws it before the next paint.
     if (!this.running) this.#draw();
@@ -159,6 +173,7 @@ export class BackgroundRenderer {
       ratio: this.#pixelRatio,
       drawn: this.#drawn,
       clearAll: this.#clearAll,
+      ...(this.#fade && { fade: this.#fade }),
     });
     this.#clearAll = false;
   }

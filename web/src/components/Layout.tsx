@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { useLocation } from "wouter";
 import { chrome } from "../content/site";
 import { MotionContext } from "../hooks/motion";
+import { applyWebFontIfDownloaded } from "../webFont";
 import { AnimatedBackground } from "./AnimatedBackground";
 import { Footer } from "./Footer";
 import { Header } from "./Header";
@@ -22,6 +23,7 @@ export function Layout({ children }: { readonly children: ReactNode }) {
     const navigated = (event: Event) => {
       const target = window.location.hash.slice(1);
       if (target && event.type !== "pushState") return;
+      applyWebFontIfDownloaded();
       main.current?.focus({ preventScroll: true });
       if (target) {
         requestAnimationFrame(() => {

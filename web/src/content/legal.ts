@@ -114,11 +114,12 @@ export const gdpr: LegalDocument = {
     {
       heading: "Cookies",
       blocks: [
-        "This website sets no cookies and loads nothing from other websites. It keeps two things in your browser, and sends neither to us:",
+        "This website sets no cookies and loads nothing from other websites. It keeps three things in your browser, and sends none of them to us:",
         {
           list: [
             "your choice of light or dark theme, in local storage under the key 'theme', once you use the theme switch; it stays until you clear it",
             "while you fill in the waitlist form, a draft of what you have typed, in this tab's session storage, so that reloading the page loses nothing; it is deleted when you submit the form or close the tab",
+            "a note that your browser has downloaded this website's typeface, in local storage under the key 'font', so that later pages use it at once; it says nothing about you",
           ],
         },
       ],
