@@ -318,15 +318,27 @@ test.describe("type", () => {
 });
 
 test.describe("phones", () => {
-  test("the main actions take the whole width", async ({ page }) => {
-    await page.setViewportSize({ width: 375, height: 740 });
-    await page.goto("/");
-    for (const actions of await page.locator("main .actions").all()) {
-      const width = (await actions.boundingBox())?.width ?? 0;
-      for (const button of await actions.locator(".button").all())
-        expect((await button.boundingBox())?.width).toBeCloseTo(width, 0);
-    }
-  });
+  for (const route of ["/", "/contact", "/no-such-page"]) {
+    test(`${route}: every button of the page takes the whole width`, async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.goto(route);
+      await coreReady(page);
+      const buttons = await page.locator("main .button").evaluateAll((all) =>
+        all.map((button) => {
+          const parent = button.parentElement;
+          if (!parent) return { button: 0, room: -1 };
+          const style = getComputedStyle(parent);
+          const room =
+            parent.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return { button: button.getBoundingClientRect().width, room };
+        }),
+      );
+      expect(buttons.length).toBeGreaterThan(0);
+      // clientWidth is whole pixels.
+      for (const { button, room } of buttons)
+        expect(Math.abs(button - room)).toBeLessThanOrEqual(1);
+    });
+  }
 });
 
 test("the background shapes are faded behind the text column, full strength beside it", async ({

@@ -13,6 +13,10 @@ for (const route of routes) {
       test(name, async ({ page }) => {
         await page.emulateMedia({ colorScheme: theme, reducedMotion: "reduce" });
         await page.setViewportSize({ width, height: 900 });
+        // As a returning visitor sees it: the web font already downloaded (a first visit
+        // shows its metric-matched fallback).
+        await page.goto("/terms");
+        await page.waitForFunction(() => localStorage.getItem("font") !== null);
         await page.goto(route);
         await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
         await page.screenshot({ path: `../screenshots/${name}.png`, fullPage: true });
