@@ -114,6 +114,10 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
   results.sizes = {
     wasmGzipBytes: gzipSync(readFileSync(join(dist, "assets", wasm)), { level: 9 }).length,
     landingGzipBytes: files.reduce((sum, f) => sum + f.gzip, 0),
+    // The page and its stylesheets: all the first paint waits for (the app loads after it).
+    firstPaintGzipBytes: files
+      .filter((f) => f.path === "/" || f.path.endsWith(".css"))
+      .reduce((sum, f) => sum + f.gzip, 0),
     landingFiles: files,
   };
   await page.close();
@@ -266,7 +270,7 @@ server.kill();
 function report({ lighthouse: lh, sizes, background: bg, renderers, form, servers, signUps }) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
-    "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile / FCP <= 1000 ms, LCP <= 1200 ms)",
+    "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile, every route: FCP <= 800 ms, LCP <= 1000 ms)",
     "preset   route      perf a11y  bp  seo    FCP ms   LCP ms  TBT ms   CLS  transfer KB",
     ...lh.map(
       (r) =>
@@ -275,7 +279,8 @@ function report({ lighthouse: lh, sizes, background: bg, renderers, form, server
     "",
     "Sizes (gzip -9)",
     `  .wasm                        ${pad(sizes.wasmGzipBytes, 7)} bytes  (target <= 40,000)`,
-    `  everything / loads           ${pad(sizes.landingGzipBytes, 7)} bytes  (target <= 120,000)`,
+    `  before / can paint (HTML, CSS) ${pad(sizes.firstPaintGzipBytes, 5)} bytes  (target <= 14,000: the first round trips)`,
+    `  everything / loads           ${pad(sizes.landingGzipBytes, 7)} bytes  (target <= 160,000, the web font's ~29,400 fetched after the first paint included)`,
     ...sizes.landingFiles.map((f) => `    ${f.path.padEnd(40)} ${pad(f.gzip, 7)}`),
     "",
     "Background, in Chromium",

@@ -6,6 +6,7 @@
 import { test as base, expect } from "@playwright/test";
 import { By, Key, type WebDriver, type WebElement } from "selenium-webdriver";
 import { type Engine, type Session, startSession } from "./engines/driver";
+import { demo } from "../web/src/content/demo";
 import { routes } from "./helpers";
 
 const test = base.extend<
@@ -217,6 +218,83 @@ test("Learn More scrolls to the features", async ({ driver, url }) => {
     (t) => Math.abs(t) < 100,
   );
   expect(Math.abs(top)).toBeLessThan(100);
+});
+
+test("the hero demo: its script as animations, ending on the running app", async ({
+  driver,
+  url,
+}) => {
+  await driver.get(url("/"));
+  await hydrated(driver);
+  // The engine parsed each part's start (the CSS custom property) into its animation.
+  const toastDelay = await script<number>(
+    driver,
+    'return document.querySelector(".demo-toast").getAnimations()[0].effect.getTiming().delay',
+  );
+  expect(toastDelay).toBe(Math.round(demo.done.at * 1000));
+  // Straight to the end: the app running, the code pane gone, the booking confirmed.
+  const end = await script<Record<string, string>>(
+    driver,
+    `for (const a of document.querySelector(".demo").getAnimations({ subtree: true })) a.finish();
+     const v = (s) => getComputedStyle(document.querySelector(s)).visibility;
+     return { preview: v(".demo-preview"), code: v(".demo-code"), toast: v(".demo-toast"), prompt: v(".demo-user"), typed: v(".demo-typed") };`,
+  );
+  expect(end).toEqual({
+    preview: "visible",
+    code: "hidden",
+    toast: "visible",
+    prompt: "visible",
+    typed: "hidden",
+  });
+  expect(await errors(driver)).toEqual([]);
+});
+
+test("the web font: fetched after the first paint, then used from the first paint", async ({
+  driver,
+  url,
+}) => {
+  await script(driver, "localStorage.clear()");
+  await driver.get(url("/terms"));
+  const note = await until(
+    driver,
+    () => script<string | null>(driver, 'return localStorage.getItem("font")'),
+    (value) => value !== null,
+  );
+  expect(note).toMatch(/^geist-latin-/);
+  await driver.navigate().refresh();
+  expect(await script(driver, "return document.documentElement.dataset.font")).toBe("");
+  await until(
+    driver,
+    () => script<boolean>(driver, 'return document.fonts.check("650 48px Geist")'),
+    Boolean,
+  );
+  await script(driver, "localStorage.clear()");
+});
+
+test("the header's menu on a narrow screen: open, links, Escape", async ({
+  driver,
+  session,
+  url,
+}) => {
+  await session.resize(320, 640);
+  await driver.get(url("/"));
+  await hydrated(driver);
+  const menu = await driver.findElement(By.css("details.menu"));
+  await (await menu.findElement(By.css("summary"))).click();
+  expect(await menu.getAttribute("open")).not.toBeNull();
+  const links = await menu.findElements(By.css(".menu-panel a"));
+  expect(await Promise.all(links.map((link) => link.getText()))).toEqual([
+    "Features",
+    "FAQ",
+    "Contact",
+  ]);
+  await driver.actions().sendKeys(Key.ESCAPE).perform();
+  await until(
+    driver,
+    () => script<boolean>(driver, 'return document.querySelector("details.menu").open'),
+    (open) => !open,
+  );
+  await session.resize(1280, 900);
 });
 
 test("narrow screens: no sideways scrolling", async ({ driver, session, url }) => {
