@@ -118,6 +118,8 @@ test("the dev server started before the core is built says what to run", () => {
   const copy = mkdtempSync(join(tmpdir(), "lathe-dev-"));
   cpSync(join(root, "web", "vite.config.ts"), join(copy, "web", "vite.config.ts"));
   cpSync(join(root, "web", "scripts"), join(copy, "web", "scripts"), { recursive: true });
+  // The config reads the demo's script from the app's content.
+  cpSync(join(root, "web", "src"), join(copy, "web", "src"), { recursive: true });
   mkdirSync(join(copy, "pkg"));
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
   const run = spawnSync(join(root, "node_modules", ".bin", "vite"), ["--port", "0"], {

@@ -6,7 +6,7 @@ export function FeatureCard({ feature }: { readonly feature: Feature }) {
     <article className="card feature-card">
       <FeatureIcon name={feature.icon} />
       <h3>{feature.title}</h3>
-      <ul className="benefits">
+      <ul className="benefits ticks">
         {feature.benefits.map((benefit) => (
           <li key={benefit}>{benefit}</li>
         ))}

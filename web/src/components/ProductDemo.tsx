@@ -41,7 +41,7 @@ export function ProductDemo() {
               </p>
               <div className="demo-bubble demo-assistant" data-beat="reply">
                 <p>{demo.reply.text}</p>
-                <ul className="demo-steps">
+                <ul className="demo-steps ticks">
                   {demo.steps.map((step, i) => (
                     <li key={step.text} data-beat={stepBeat(i)}>
                       {step.text}
