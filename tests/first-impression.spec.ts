@@ -18,6 +18,20 @@ test.describe("the header", () => {
     await expect(page.getByText("Menu", { exact: true })).toBeHidden();
   });
 
+  test.describe("before any script", () => {
+    test.use({ javaScriptEnabled: false });
+    test("the link to the page shown is marked as the current page", async ({ page }) => {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto("/contact");
+      const nav = page.getByRole("navigation", { name: "Main" });
+      await expect(nav.getByRole("link", { name: "Contact" })).toHaveAttribute(
+        "aria-current",
+        "page",
+      );
+      await expect(nav.locator("[aria-current]")).toHaveCount(1);
+    });
+  });
+
   test("on phones, a menu that works by keyboard alone", async ({ page }) => {
     await page.setViewportSize({ width: 375, height: 740 });
     await page.goto("/");

@@ -3,8 +3,8 @@ import userEvent from "@testing-library/user-event";
 import { Router } from "wouter";
 import { Header } from "./Header";
 
-function renderHeader() {
-  window.history.replaceState(null, "", "/");
+function renderHeader(path = "/") {
+  window.history.replaceState(null, "", path);
   return render(
     <Router>
       <Header />
@@ -31,6 +31,17 @@ describe("the header", () => {
 
   // Opening by Enter and Space is the browser's own <summary> behaviour: the end-to-end
   // tests (tests/site.spec.ts) press them in a real browser.
+  it("marks the link to the page shown, and only that one", () => {
+    renderHeader("/contact");
+    const nav = screen.getByRole("navigation", { name: "Main" });
+    expect(within(nav).getByRole("link", { name: "Contact" })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
+    for (const name of ["Features", "FAQ"])
+      expect(within(nav).getByRole("link", { name })).not.toHaveAttribute("aria-current");
+  });
+
   it("has a menu that closes with Escape, focus back on its button", async () => {
     const user = userEvent.setup();
     renderHeader();

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, type MouseEvent, useEffect, useRef } from "react";
-import { Link } from "wouter";
+import { Link, useLocation } from "wouter";
 import { chrome, siteNav } from "../content/site";
 import { Logo } from "./Logo";
 
@@ -11,6 +11,7 @@ import { Logo } from "./Logo";
  */
 export function Header() {
   const menu = useRef<HTMLDetailsElement>(null);
+  const [pathname] = useLocation();
 
   useEffect(() => {
     const closeOutside = (event: PointerEvent) => {
@@ -37,7 +38,9 @@ export function Header() {
     <ul className="nav-links">
       {siteNav.links.map((link) => (
         <li key={link.label}>
-          <Link to={link.to}>{link.label}</Link>
+          <Link to={link.to} aria-current={link.to === pathname ? "page" : undefined}>
+            {link.label}
+          </Link>
         </li>
       ))}
     </ul>
