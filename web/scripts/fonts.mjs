@@ -48,10 +48,9 @@ const fallbacks = [
     local: arialLikeBold,
   },
 ];
-const family = metrics.geist.familyName;
-const fallbackFamily = `${family} Fallback`;
-/** The family the app asks the browser to download (src/webFont.ts). */
-export const fontFamily = family;
+/** The web font's family: the app asks the browser to download it (src/webFont.ts). */
+export const fontFamily = metrics.geist.familyName;
+const fallbackFamily = `${fontFamily} Fallback`;
 
 const block = (props) =>
   Object.entries(props)
@@ -78,7 +77,7 @@ export function fontCss() {
     });
   });
   const webFont = block({
-    "font-family": `"${family}"`,
+    "font-family": `"${fontFamily}"`,
     "font-style": "normal",
     "font-weight": "100 900",
     "font-display": "optional",
@@ -90,7 +89,7 @@ export function fontCss() {
   --font-brand: "${fallbackFamily}", Arial, sans-serif;
 }
 :root[data-font] {
-  --font-brand: "${family}", "${fallbackFamily}", Arial, sans-serif;
+  --font-brand: "${fontFamily}", "${fallbackFamily}", Arial, sans-serif;
 }
 `;
 }

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { outDir, waitlistOrigin } from "./build-settings.mjs";
+import { escapeHtml as escape } from "./html.mjs";
 import { cardSize, renderSocialCards } from "./social-cards.mjs";
 
 const web = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -52,9 +53,6 @@ const headers = {
   // Static hosts serve over TLS; `lathe-site serve` sends it only with --hsts.
   "Strict-Transport-Security": "max-age=63072000; includeSubDomains",
 };
-
-const escape = (text) =>
-  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** The schema.org graph as a JSON-LD block: data, never run, so outside the CSP's hashes. */
 const jsonLd = `<script type="application/ld+json">${JSON.stringify(structuredData()).replace(

@@ -1,35 +1,18 @@
 // The image a shared link shows: one PNG per page, 1200 x 630, made at build time by
 // headless Chromium from the page's title in the site's own style (its font, dark theme,
-// logo and background palette). Chromium is the one the tests use (CHROMIUM, or
-// `chromium` on PATH; `make setup` installs it).
-import { execFileSync } from "node:child_process";
+// logo and background palette). Chromium is the one the tests use: CHROMIUM, which the
+// Makefile sets (`make setup` installs it).
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { chromium } from "playwright-core";
-import { fontFile } from "./fonts.mjs";
+import { fontFamily, fontFile } from "./fonts.mjs";
+import { escapeHtml as escape } from "./html.mjs";
 
 const require = createRequire(import.meta.url);
 
 /** The card's size: what Open Graph and X show at full width. */
 export const cardSize = { width: 1200, height: 630 };
-
-function findChromium() {
-  if (process.env.CHROMIUM) return process.env.CHROMIUM;
-  for (const name of ["chromium", "chromium-browser", "google-chrome"]) {
-    try {
-      return execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
-    } catch {
-      // not this one
-    }
-  }
-  throw new Error(
-    "The social cards are drawn by Chromium: run `make setup`, or set CHROMIUM to its executable",
-  );
-}
-
-const escape = (text) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** Five outlines in the background's palette, as the site's canvas draws them. */
 function shapes(palette) {
@@ -46,10 +29,10 @@ function shapes(palette) {
 
 function cardHtml({ heading, product, host, fontUrl, palette, logo }) {
   return `<!doctype html><html><head><style>
-  @font-face { font-family: Geist; src: url("${fontUrl}") format("woff2"); font-weight: 100 900; }
+  @font-face { font-family: "${fontFamily}"; src: url("${fontUrl}") format("woff2"); font-weight: 100 900; }
   * { box-sizing: border-box; margin: 0; }
   body { width: ${cardSize.width}px; height: ${cardSize.height}px; overflow: hidden;
-    font-family: Geist, sans-serif; color: #eef0fa;
+    font-family: "${fontFamily}", sans-serif; color: #eef0fa;
     background: radial-gradient(circle at 85% 20%, #2a2766 0, transparent 45%),
       radial-gradient(circle at 10% 110%, #1d2a5c 0, transparent 50%), #0b0d18; }
   .shapes { position: absolute; inset: 0; }
@@ -78,8 +61,14 @@ export async function renderSocialCards(dist, cards, { name, siteUrl }) {
     "utf8",
   ).replace("<svg ", '<svg width="56" height="56" ');
   const constants = JSON.parse(readFileSync(require.resolve("lathe-core/constants.json"), "utf8"));
+  const executablePath = process.env.CHROMIUM;
+  if (!executablePath) {
+    throw new Error(
+      "The social cards are drawn by Chromium: build through make (`make build`), or set CHROMIUM to its executable",
+    );
+  }
   const browser = await chromium.launch({
-    executablePath: findChromium(),
+    executablePath,
     args: ["--no-sandbox", "--disable-gpu"],
   });
   try {

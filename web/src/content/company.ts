@@ -5,6 +5,8 @@ export const product = {
   name: "Lathe",
   /** Where the site lives: canonical links, Open Graph and the sitemap use it. */
   siteUrl: "https://lathe.example.com",
+  /** The desktop systems it is made for, each available soon. */
+  platforms: ["Windows", "macOS", "Linux"],
 } as const;
 
 export const company = {

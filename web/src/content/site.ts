@@ -3,6 +3,8 @@
 
 import { company, product } from "./company";
 
+const [windows, macos, linux] = product.platforms;
+
 /** The promise in one line: the hero's headline, the home page's title and card. */
 const headline = "Chat with AI to Build Apps";
 
@@ -83,7 +85,7 @@ export const hero = {
   lead: `Describe what you want and ${product.name} builds it: React and Next.js apps, chatbots and data tools, on your own desktop. Use your own API keys, our hosted service, or run everything locally.`,
   primary: "Get Early Access",
   secondary: "Learn More",
-  platforms: "Windows, macOS and Linux: available soon",
+  platforms: `${windows}, ${macos} and ${linux}: available soon`,
 } as const;
 
 /** The Lucide icon each card shows (components/FeatureIcon.tsx draws them). */
@@ -149,7 +151,11 @@ export const features = {
     {
       title: "Cross-Platform Available",
       icon: "monitor-smartphone",
-      benefits: ["Windows: available soon", "macOS: available soon", "Linux: available soon"],
+      benefits: [
+        `${windows}: available soon`,
+        `${macos}: available soon`,
+        `${linux}: available soon`,
+      ],
     },
   ] satisfies Feature[],
 } as const;

@@ -49,7 +49,7 @@ export function structuredData() {
         url: `${product.siteUrl}/`,
         description: pages.home.description,
         applicationCategory: "DeveloperApplication",
-        operatingSystem: "Windows, macOS, Linux",
+        operatingSystem: product.platforms.join(", "),
         publisher: { "@id": parent["@id"] },
         // In beta, free: the FAQ says so.
         offers: { "@type": "Offer", price: "0", priceCurrency: "GBP" },
