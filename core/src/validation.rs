@@ -18,8 +18,16 @@ pub const EMAIL_REQUIRED: &str = "Email address is required";
 pub const EMAIL_INVALID: &str = "Please enter a valid email address";
 /// Shown under the message field when it is empty.
 pub const MESSAGE_REQUIRED: &str = "Message is required";
+/// Shown under a field that holds a control character (other than a line break or a tab
+/// in the message) or an invisible format character such as a zero-width space or a
+/// bidirectional override: text that looks like other text, or that breaks what the
+/// owner's tools read. The email field shows [`EMAIL_INVALID`] instead.
+pub const INVISIBLE_CHARACTERS: &str = "Please remove the invisible or control characters";
 /// Rows of the message text area.
 pub const MESSAGE_ROWS: u32 = 4;
+/// The longest address, in UTF-8 bytes: SMTP's limit on a path (RFC 5321, 256 octets)
+/// less its angle brackets. A longer one can never be written to.
+pub const EMAIL_MAX_BYTES: usize = 254;
 
 /// Every character JavaScript's `\s` matches (ECMAScript `WhiteSpace` and
 /// `LineTerminator`). The email rule comes from the JS pattern
@@ -324,8 +332,11 @@ impl FormValues {
 pub enum ErrorCode {
     /// The field is required and empty.
     Required,
-    /// The email address does not match the pattern.
+    /// The email address does not match the pattern, is longer than
+    /// [`EMAIL_MAX_BYTES`], or holds a control or format character.
     InvalidEmail,
+    /// The field holds a control or invisible format character ([`refused_character`]).
+    InvisibleCharacters,
 }
 
 impl ErrorCode {
@@ -334,6 +345,7 @@ impl ErrorCode {
         match self {
             ErrorCode::Required => "required",
             ErrorCode::InvalidEmail => "invalid-email",
+            ErrorCode::InvisibleCharacters => "invisible-characters",
         }
     }
 }
@@ -345,6 +357,7 @@ impl FromStr for ErrorCode {
         match s {
             "required" => Ok(ErrorCode::Required),
             "invalid-email" => Ok(ErrorCode::InvalidEmail),
+            "invisible-characters" => Ok(ErrorCode::InvisibleCharacters),
             _ => Err(UnknownErrorCode),
         }
     }
@@ -376,6 +389,10 @@ impl FieldError {
             (Field::Email, ErrorCode::Required) => EMAIL_REQUIRED,
             (Field::Email, ErrorCode::InvalidEmail) => EMAIL_INVALID,
             (Field::Message, ErrorCode::Required) => MESSAGE_REQUIRED,
+            (
+                Field::Name | Field::Company | Field::Role | Field::Message,
+                ErrorCode::InvisibleCharacters,
+            ) => INVISIBLE_CHARACTERS,
             _ => return None,
         };
         Some(Self {
@@ -386,29 +403,112 @@ impl FieldError {
     }
 }
 
-/// Checks the form against spec §5. Company, role and interest are not validated.
+/// Checks the form against spec §5, and every free-text field for characters no one
+/// types ([`refused_character`]): at most one error per field, in form order.
 pub fn validate(fields: &FormValues) -> Vec<FieldError> {
-    let name = fields
-        .name
-        .trim_matches(JS_WHITESPACE)
-        .is_empty()
-        .then_some((Field::Name, ErrorCode::Required));
+    let text = |field: Field, value: &str| {
+        let multiline = field.spec().control == Control::Multiline;
+        value
+            .chars()
+            .any(|c| refused_character(c, multiline))
+            .then_some((field, ErrorCode::InvisibleCharacters))
+    };
+    let name = if fields.name.trim_matches(JS_WHITESPACE).is_empty() {
+        Some((Field::Name, ErrorCode::Required))
+    } else {
+        text(Field::Name, &fields.name)
+    };
     let email = if fields.email.is_empty() {
         Some((Field::Email, ErrorCode::Required))
-    } else if is_valid_email(&fields.email) {
+    } else if is_valid_email(&fields.email)
+        && fields.email.len() <= EMAIL_MAX_BYTES
+        && !fields.email.chars().any(is_control_or_format)
+    {
         None
     } else {
         Some((Field::Email, ErrorCode::InvalidEmail))
     };
-    let message = fields
-        .message
-        .is_empty()
-        .then_some((Field::Message, ErrorCode::Required));
-    [name, email, message]
-        .into_iter()
-        .flatten()
-        .filter_map(|(field, code)| FieldError::new(field, code))
-        .collect()
+    let message = if fields.message.is_empty() {
+        Some((Field::Message, ErrorCode::Required))
+    } else {
+        text(Field::Message, &fields.message)
+    };
+    [
+        name,
+        email,
+        text(Field::Company, &fields.company),
+        text(Field::Role, &fields.role),
+        message,
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|(field, code)| FieldError::new(field, code))
+    .collect()
+}
+
+/// Unicode's format characters (general category Cf, Unicode 16): invisible, they change
+/// how text around them is shown, or nothing at all. Checked against the Unicode
+/// Character Database by the tests.
+const FORMAT_CHARACTERS: [(char, char); 21] = [
+    ('\u{AD}', '\u{AD}'),
+    ('\u{600}', '\u{605}'),
+    ('\u{61C}', '\u{61C}'),
+    ('\u{6DD}', '\u{6DD}'),
+    ('\u{70F}', '\u{70F}'),
+    ('\u{890}', '\u{891}'),
+    ('\u{8E2}', '\u{8E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// A control character (general category Cc) or a format character (Cf).
+pub fn is_control_or_format(c: char) -> bool {
+    c.is_control()
+        || FORMAT_CHARACTERS
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&c))
+}
+
+/// Whether free text may not hold `c`: every control and format character, except
+/// - line breaks and tabs in a `multiline` field (a message is typed on several lines);
+/// - the zero-width non-joiner and joiner (U+200C, U+200D), which Persian, the Indic
+///   scripts and emoji sequences (👩‍💻) need to be spelled right;
+/// - the tag characters (U+E0020-U+E007F), which spell subdivision flags (🏴 England).
+///
+/// The email field refuses every one of them ([`is_control_or_format`]).
+pub fn refused_character(c: char, multiline: bool) -> bool {
+    let allowed = (multiline && matches!(c, '\n' | '\r' | '\t'))
+        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{E0020}'..='\u{E007F}');
+    !allowed && is_control_or_format(c)
+}
+
+/// The address as it is stored and compared: in Unicode's composed form (NFC), so that
+/// the same address typed on two keyboards (`é` as one character or as `e` and an accent)
+/// is one address. Natively only: the browser never compares addresses, and the
+/// normalisation tables would double the wasm.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn normalize_email(email: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    email.nfc().collect()
+}
+
+/// The key an address is found by: [`normalize_email`], without case, as people type
+/// theirs differently from one time to the next (`Ada@Example.com`, `ada@example.com`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn email_key(email: &str) -> String {
+    normalize_email(email).to_lowercase()
 }
 
 /// The rule as the JavaScript pattern it stands for, `^[^\s@]+@[^\s@]+\.[^\s@]+$`:
@@ -581,12 +681,89 @@ mod tests {
     }
 
     #[test]
-    fn company_role_and_interest_are_not_validated() {
+    fn company_role_and_interest_have_no_rule_of_their_own() {
         let mut fields = form("A", "a@b.c", "m");
         fields.company = " ".repeat(1000);
-        fields.role = "\u{0}".into();
+        fields.role = String::new();
         fields.interest = Interest::Press;
         assert!(validate(&fields).is_empty());
+    }
+
+    #[test]
+    fn control_and_format_characters_are_refused_in_every_text_field() {
+        for bad in ['\u{0}', '\u{1B}', '\u{7F}', '\u{85}', '\u{200B}', '\u{202E}', '\u{2066}', '\u{AD}'] {
+            let mut fields = form(&format!("Ada{bad}"), "a@b.c", &format!("hi{bad}"));
+            fields.company = format!("{bad}Engines");
+            fields.role = bad.to_string();
+            assert_eq!(
+                messages(&fields),
+                vec![INVISIBLE_CHARACTERS; 4],
+                "{bad:?} in name, company, role and message"
+            );
+            assert_eq!(
+                validate(&fields)
+                    .iter()
+                    .map(|e| (e.field, e.code))
+                    .collect::<Vec<_>>(),
+                [Field::Name, Field::Company, Field::Role, Field::Message]
+                    .map(|f| (f, ErrorCode::InvisibleCharacters))
+            );
+            assert_eq!(
+                messages(&form("Ada", &format!("ada{bad}@example.com"), "m")),
+                vec![EMAIL_INVALID],
+                "{bad:?} in the address"
+            );
+        }
+    }
+
+    #[test]
+    fn what_people_really_type_is_kept() {
+        // Line breaks and tabs in the message; joiners in Persian names and emoji; a flag.
+        let fields = form(
+            "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645} 👩\u{200D}💻",
+            "ü@é.ß",
+            "line 1\r\nline 2\n\tindented 🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}",
+        );
+        assert!(validate(&fields).is_empty());
+        assert_eq!(
+            messages(&form("Ada\nLovelace", "a@b.c", "m")),
+            vec![INVISIBLE_CHARACTERS],
+            "a name is one line"
+        );
+        assert_eq!(
+            messages(&form("Ada", "a\u{200D}@b.c", "m")),
+            vec![EMAIL_INVALID],
+            "no joiner in an address"
+        );
+    }
+
+    #[test]
+    fn an_address_fits_in_smtp() {
+        let at_limit = format!("{}@example.com", "a".repeat(EMAIL_MAX_BYTES - 12));
+        assert_eq!(at_limit.len(), EMAIL_MAX_BYTES);
+        assert!(validate(&form("A", &at_limit, "m")).is_empty());
+        let over = format!("a{at_limit}");
+        assert_eq!(messages(&form("A", &over, "m")), vec![EMAIL_INVALID]);
+    }
+
+    #[test]
+    fn the_format_table_is_unicodes_category_cf() {
+        use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32) {
+            let expected = c.general_category() == GeneralCategory::Format
+                || c.general_category() == GeneralCategory::Control;
+            assert_eq!(is_control_or_format(c), expected, "U+{:04X}", u32::from(c));
+        }
+    }
+
+    #[test]
+    fn addresses_compare_in_nfc_without_case() {
+        let composed = "jos\u{E9}@example.com";
+        let decomposed = "jose\u{301}@example.com";
+        assert_ne!(composed, decomposed);
+        assert_eq!(normalize_email(decomposed), composed);
+        assert_eq!(email_key("JOSE\u{301}@Example.com"), email_key(composed));
+        assert_eq!(email_key("Ada@Example.COM"), "ada@example.com");
     }
 
     #[test]

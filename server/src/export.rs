@@ -1,12 +1,40 @@
 //! The waitlist as the owner takes it away: CSV for a spreadsheet, JSON for a program.
-//! Times are RFC 3339, UTC, to the millisecond.
+//! Times are RFC 3339, UTC, to the millisecond. Both are written as the database hands
+//! the entries over, one at a time: an export of any size takes little memory.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
+use futures_util::{Stream, StreamExt};
+use lathe_core::validation::is_control_or_format;
 use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 
 use crate::store::Entry;
+
+/// Why an export stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// Reading the entries failed.
+    #[error("the database failed: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Writing them failed.
+    #[error("cannot write the export: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+impl From<csv::Error> for ExportError {
+    fn from(e: csv::Error) -> Self {
+        Self::Write(e.into())
+    }
+}
+
+impl From<serde_json::Error> for ExportError {
+    fn from(e: serde_json::Error) -> Self {
+        Self::Write(e.into())
+    }
+}
 
 /// An entry as exported: the stored one, with readable times.
 #[derive(Serialize)]
@@ -19,8 +47,23 @@ struct Row<'a> {
     message: &'a str,
     privacy_notice: &'a str,
     created_at: String,
-    updated_at: String,
+    repeats: i64,
+    last_repeat_at: Option<String>,
 }
+
+/// The CSV's columns, in order: [`Row`]'s fields.
+const HEADER: [&str; 10] = [
+    "email",
+    "name",
+    "company",
+    "role",
+    "interest",
+    "message",
+    "privacy_notice",
+    "created_at",
+    "repeats",
+    "last_repeat_at",
+];
 
 fn time(ms: i64) -> String {
     let since_epoch = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
@@ -38,41 +81,52 @@ impl<'a> From<&'a Entry> for Row<'a> {
             message: &entry.message,
             privacy_notice: &entry.privacy_notice,
             created_at: time(entry.created_at),
-            updated_at: time(entry.updated_at),
+            repeats: entry.repeats,
+            last_repeat_at: entry.last_repeat_at.map(time),
         }
     }
 }
 
-/// A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage
-/// return first) gets a `'` in front: a visitor's text must never run on the owner's
-/// machine. The JSON export keeps the text exactly.
-fn defused(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}").into()
-    } else {
-        text.into()
+/// A visitor's text as a CSV cell that a spreadsheet shows and never runs, as OWASP's
+/// CSV-injection guidance asks: a cell that would start a formula (`=`, `+`, `-`, `@`,
+/// their full-width forms, a tab, a carriage return or a line feed), also behind white
+/// space or invisible characters, which spreadsheets skip, gets a `'` in front; control
+/// characters other than tabs and line breaks become U+FFFD, so no raw NUL or ESC reaches
+/// the file. (Every cell is also quoted, and its quotes doubled, by the writer.) The JSON
+/// export keeps the text exactly.
+fn defused(text: &str) -> Cow<'_, str> {
+    let raw = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+    let visible = text.trim_start_matches(|c: char| c.is_whitespace() || is_control_or_format(c));
+    let formula = text.starts_with(['\t', '\r', '\n'])
+        || visible.starts_with(['=', '+', '-', '@', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}']);
+    if !formula && !text.contains(raw) {
+        return text.into();
     }
+    let quote = formula.then_some('\'');
+    quote
+        .into_iter()
+        .chain(text.chars().map(|c| if raw(c) { char::REPLACEMENT_CHARACTER } else { c }))
+        .collect::<String>()
+        .into()
 }
 
-/// Writes `entries` as CSV with a header row.
+/// Writes `entries` as CSV with a header row, every cell quoted.
 ///
 /// # Errors
-/// Writing failed.
-pub fn csv(entries: &[Entry], out: impl Write) -> std::io::Result<()> {
-    let mut writer = ::csv::Writer::from_writer(out);
-    writer.write_record([
-        "email",
-        "name",
-        "company",
-        "role",
-        "interest",
-        "message",
-        "privacy_notice",
-        "created_at",
-        "updated_at",
-    ])?;
-    for entry in entries {
-        let row = Row::from(entry);
+/// Reading or writing failed; what was written so far stays written.
+pub async fn csv(
+    entries: impl Stream<Item = Result<Entry, sqlx::Error>>,
+    out: impl Write,
+) -> Result<(), ExportError> {
+    let mut writer = ::csv::WriterBuilder::new()
+        .quote_style(::csv::QuoteStyle::Always)
+        .from_writer(out);
+    writer.write_record(HEADER)?;
+    let mut entries = std::pin::pin!(entries);
+    while let Some(entry) = entries.next().await {
+        let entry = entry?;
+        let row = Row::from(&entry);
+        let repeats = row.repeats.to_string();
         writer.write_record([
             &*defused(row.email),
             &defused(row.name),
@@ -82,45 +136,40 @@ pub fn csv(entries: &[Entry], out: impl Write) -> std::io::Result<()> {
             &defused(row.message),
             &defused(row.privacy_notice),
             &row.created_at,
-            &row.updated_at,
+            &repeats,
+            row.last_repeat_at.as_deref().unwrap_or_default(),
         ])?;
     }
-    writer.flush()
+    writer.flush()?;
+    Ok(())
 }
 
-/// Something [`json`] can write: one entry, or a list.
-pub trait Exported {
-    /// As JSON.
-    ///
-    /// # Errors
-    /// Never for an entry; serde's signature.
-    fn to_json(&self) -> serde_json::Result<String>;
-}
-
-impl Exported for Entry {
-    fn to_json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&Row::from(self))
+/// Writes `entries` as one pretty JSON array and a newline.
+///
+/// # Errors
+/// Reading or writing failed.
+pub async fn json(
+    entries: impl Stream<Item = Result<Entry, sqlx::Error>>,
+    mut out: impl Write,
+) -> Result<(), ExportError> {
+    let mut serializer = serde_json::Serializer::pretty(&mut out);
+    let mut array = serializer.serialize_seq(None)?;
+    let mut entries = std::pin::pin!(entries);
+    while let Some(entry) = entries.next().await {
+        array.serialize_element(&Row::from(&entry?))?;
     }
+    array.end()?;
+    writeln!(out)?;
+    Ok(())
 }
 
-impl Exported for [Entry] {
-    fn to_json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&self.iter().map(Row::from).collect::<Vec<_>>())
-    }
-}
-
-impl Exported for Vec<Entry> {
-    fn to_json(&self) -> serde_json::Result<String> {
-        self.as_slice().to_json()
-    }
-}
-
-/// Writes one entry, or a list of them, as pretty JSON and a newline.
+/// Writes one entry as pretty JSON and a newline.
 ///
 /// # Errors
 /// Writing failed.
-pub fn json<T: Exported + ?Sized>(value: &T, mut out: impl Write) -> std::io::Result<()> {
-    writeln!(out, "{}", value.to_json()?)
+pub fn entry_json(entry: &Entry, mut out: impl Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut out, &Row::from(entry))?;
+    writeln!(out)
 }
 
 #[cfg(test)]
@@ -143,25 +192,80 @@ mod tests {
         )
     }
 
+    fn run<T>(future: impl Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    fn stream(entries: Vec<Entry>) -> impl Stream<Item = Result<Entry, sqlx::Error>> {
+        futures_util::stream::iter(entries.into_iter().map(Ok))
+    }
+
     #[test]
-    fn csv_quotes_and_defuses() {
+    fn csv_quotes_every_cell_and_defuses_formulas() {
+        let mut repeated = entry("Ada", "line 1\nline 2");
+        repeated.repeats = 2;
+        repeated.last_repeat_at = Some(1_795_000_060_000);
         let mut out = Vec::new();
-        csv(&[entry("=HYPERLINK(\"x\")", "line 1\nline 2")], &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        run(csv(
+            stream(vec![entry("=HYPERLINK(\"x\")", "hi"), repeated]),
+            &mut out,
+        ))
+        .unwrap();
         assert_eq!(
-            text,
-            "email,name,company,role,interest,message,privacy_notice,created_at,updated_at\n\
-             ada@example.com,\"'=HYPERLINK(\"\"x\"\")\",,\"CTO, \"\"Engines\"\"\",press,\"line 1\nline 2\",2026-11-22,2026-11-18T11:06:40.123Z,2026-11-18T11:06:40.123Z\n"
+            String::from_utf8(out).unwrap(),
+            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\"\n\
+             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\"\n\
+             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\"\n"
         );
+    }
+
+    #[test]
+    fn formulas_behind_white_space_and_invisible_characters_are_defused() {
+        for text in [
+            "=1+1",
+            "+1",
+            "-1",
+            "@SUM(1)",
+            " =1+1",
+            "\u{a0}=1+1",
+            "\u{feff}=1+1",
+            "\n=1+1",
+            "  +HYPERLINK(\"https://evil.example\")",
+            " @SUM(1)",
+            "\u{200b}\u{3000}-2",
+            "\t=1",
+            "\r=1",
+            "\u{FF1D}1+1",
+        ] {
+            assert!(defused(text).starts_with('\''), "{text:?}");
+        }
+        for text in ["Ada", "a=b", "1-2", "ada@example.com", "", " x"] {
+            assert_eq!(defused(text), text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn raw_control_bytes_never_reach_the_file() {
+        assert_eq!(defused("a\u{0}b\u{1b}[31mc\u{7f}"), "a\u{fffd}b\u{fffd}[31mc\u{fffd}");
+        assert_eq!(defused("\u{0}=1"), "'\u{fffd}=1");
+        assert_eq!(defused("tab\tand\nlines\r\n"), "tab\tand\nlines\r\n");
     }
 
     #[test]
     fn json_keeps_the_text_exactly() {
         let mut out = Vec::new();
-        json(&vec![entry("=1+1", "hi")], &mut out).unwrap();
+        run(json(stream(vec![entry("=1+1\u{0}", "hi")]), &mut out)).unwrap();
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(value[0]["name"], "=1+1");
+        assert_eq!(value[0]["name"], "=1+1\u{0}");
         assert_eq!(value[0]["interest"], "press");
         assert_eq!(value[0]["created_at"], "2026-11-18T11:06:40.123Z");
+        assert_eq!(value[0]["repeats"], 0);
+        assert_eq!(value[0]["last_repeat_at"], serde_json::Value::Null);
+        let mut empty = Vec::new();
+        run(json(stream(Vec::new()), &mut empty)).unwrap();
+        assert_eq!(empty, b"[]\n");
     }
 }

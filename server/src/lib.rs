@@ -11,6 +11,7 @@
 //! `no-cache` for everything else.
 
 pub mod compress;
+pub mod connection;
 pub mod export;
 pub mod headers;
 pub mod memory;
@@ -26,7 +27,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use std::convert::Infallible;
 
 use axum::http::Uri;
@@ -131,6 +131,18 @@ impl Site {
             serve()
                 .map_request(|mut request: Request| {
                     *request.uri_mut() = Uri::from_static("/404.html");
+                    // The 404 page is an error's body, not a resource of its own: no
+                    // 304 for it, and no part of it.
+                    for name in [
+                        header::IF_NONE_MATCH,
+                        header::IF_MODIFIED_SINCE,
+                        header::IF_MATCH,
+                        header::IF_UNMODIFIED_SINCE,
+                        header::IF_RANGE,
+                        header::RANGE,
+                    ] {
+                        request.headers_mut().remove(name);
+                    }
                     request
                 })
                 .map_response(IntoResponse::into_response),
@@ -152,26 +164,18 @@ impl Site {
     }
 }
 
-/// Serves `site` on `listener` until `stop` resolves, then finishes the requests under way.
+/// Serves `site` on `listener` within `limits` until `stop` resolves, then finishes the
+/// requests under way ([`connection::serve`]).
 ///
 /// # Errors
 /// The listener failing.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     site: Site,
+    limits: connection::Limits,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // Without TCP_NODELAY, a response written in two parts waits for the client's delayed
-    // acknowledgement: 40 ms a request on a kept-alive connection.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let app = site
-        .router()
-        .into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(stop)
-        .await
+    connection::serve(listener, site.router(), limits, stop).await
 }
 
 /// Why a request target is refused before any file is looked for.
@@ -262,6 +266,7 @@ pub async fn add_headers(
     let path = request.uri().path().to_owned();
     let mut response = next.run(request).await;
     let succeeded = response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED;
+    let not_modified = response.status() == StatusCode::NOT_MODIFIED;
     let out = response.headers_mut();
     for rule in rules.iter() {
         let everywhere = rule.pattern == "/*";
@@ -273,6 +278,11 @@ pub async fn add_headers(
     }
     out.entry(header::CACHE_CONTROL)
         .or_insert(HeaderValue::from_static("no-cache"));
+    // A 304 stands for the 200 it revalidates, which varies with the encoding asked for
+    // (ServeDir says so on its 200s only).
+    if not_modified {
+        out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
     if let Some(typed) = with_charset(out.get(header::CONTENT_TYPE)) {
         out.insert(header::CONTENT_TYPE, typed);
     }

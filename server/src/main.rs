@@ -4,8 +4,10 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use lathe_site::connection::Limits;
 use lathe_site::store::{Location, Store};
 use lathe_site::waitlist::{Settings, Waitlist};
 use lathe_site::{Site, compress, export, headers};
@@ -49,10 +51,18 @@ enum Command {
         /// site's own when this server is its form service on another host.
         #[arg(long = "allow-origin", value_name = "ORIGIN")]
         allowed_origins: Vec<String>,
-        /// Count sign-ups against the client in X-Forwarded-For's last entry (behind a
-        /// proxy that sets it, such as deploy/nginx).
-        #[arg(long)]
+        /// Behind a proxy that appends the client's address to X-Forwarded-For and says
+        /// its scheme in X-Forwarded-Proto, such as deploy/nginx/lathe-proxy.conf: count
+        /// sign-ups against the client it names, and take its scheme as the site's.
+        #[arg(long, env = "LATHE_BEHIND_PROXY")]
         behind_proxy: bool,
+        /// With --behind-proxy: how many proxies append to X-Forwarded-For (a CDN in front
+        /// of nginx makes 2). The client is that many entries from the right; what a client
+        /// writes into the header itself comes before them and is never read.
+        #[arg(long, env = "LATHE_TRUSTED_PROXIES", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        trusted_proxies: u16,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// The owner's tools for the waitlist: what the GDPR page promises visitors.
     Waitlist {
@@ -77,23 +87,63 @@ enum Command {
     },
 }
 
+/// What bounds each connection (see `connection.rs`). Durations as `10s`, `500ms`, `1m`.
+#[derive(Args)]
+struct LimitArgs {
+    /// How long a request's head may take to arrive, from when the server starts waiting
+    /// for it: on a new connection, or after the last response on a kept-alive one (so
+    /// also how long an idle kept-alive connection stays open).
+    #[arg(long, env = "LATHE_HEADER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    header_timeout: Duration,
+    /// How long a connection may go without a byte moving either way (a stalled upload,
+    /// a client that stopped reading) before it is closed.
+    #[arg(long, env = "LATHE_IDLE_TIMEOUT", default_value = "60s", value_parser = humantime::parse_duration)]
+    idle_timeout: Duration,
+    /// How long a sign-up's body may take to arrive whole (408 after it).
+    #[arg(long, env = "LATHE_BODY_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    body_timeout: Duration,
+    /// How many connections are served at once; by default, as many as the descriptor
+    /// limit allows, less 64 kept for the database and files. Further ones wait in the
+    /// listen queue.
+    #[arg(long, env = "LATHE_MAX_CONNECTIONS")]
+    max_connections: Option<usize>,
+    /// On Ctrl-C or SIGTERM, how long requests under way may take to finish before the
+    /// server exits anyway.
+    #[arg(long, env = "LATHE_SHUTDOWN_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    shutdown_timeout: Duration,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        let defaults = Limits::default();
+        Limits {
+            header_timeout: self.header_timeout,
+            idle_timeout: self.idle_timeout,
+            max_connections: self.max_connections.unwrap_or(defaults.max_connections).max(1),
+            shutdown_timeout: self.shutdown_timeout,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum WaitlistCommand {
-    /// Writes every entry to standard output, oldest first.
+    /// Writes every entry to standard output, oldest first, as the database hands them
+    /// over (an export of any size takes little memory).
     Export {
-        /// CSV (a header row; cells that a spreadsheet would run as formulas are
-        /// prefixed with ') or JSON (an array, as stored).
+        /// CSV (a header row, every cell quoted; a cell that a spreadsheet would run as a
+        /// formula, also behind white space, starts with ', and control characters are
+        /// written as U+FFFD) or JSON (an array, the text exactly as stored).
         #[arg(long, value_enum, default_value_t = Format::Csv)]
         format: Format,
     },
     /// Prints the entry for an address (as JSON), or says there is none (exit 1).
     Show {
-        /// The address, in any case.
+        /// The address, in any case and either Unicode form (composed or not).
         email: String,
     },
     /// Erases the entry for an address, or says there is none (exit 1).
     Erase {
-        /// The address, in any case.
+        /// The address, in any case and either Unicode form (composed or not).
         email: String,
     },
     /// Prints how many entries there are.
@@ -117,16 +167,24 @@ fn main() -> ExitCode {
             sign_ups_per_minute,
             allowed_origins,
             behind_proxy,
+            trusted_proxies,
+            limits,
         } => {
             let settings = Settings {
                 per_minute: NonZeroU32::new(sign_ups_per_minute),
                 allowed_origins,
-                behind_proxy,
+                trusted_proxies: if behind_proxy {
+                    usize::from(trusted_proxies)
+                } else {
+                    0
+                },
+                body_timeout: limits.body_timeout,
             };
             serve(
                 &dist,
                 SocketAddr::new(host, port),
                 hsts,
+                limits.limits(),
                 database.map(|d| (d, settings)),
             )
         }
@@ -160,6 +218,7 @@ async fn serve(
     dist: &std::path::Path,
     address: SocketAddr,
     hsts: bool,
+    limits: Limits,
     database: Option<(Location, Settings)>,
 ) -> Result<(), String> {
     let mut site = Site::load(dist, hsts).map_err(|e| e.to_string())?;
@@ -179,7 +238,7 @@ async fn serve(
             location.display()
         );
     }
-    let served = lathe_site::serve(listener, site, stopped())
+    let served = lathe_site::serve(listener, site, limits, stopped())
         .await
         .map_err(|e| format!("server error: {e}"));
     if let Some((store, _)) = store {
@@ -200,18 +259,17 @@ async fn waitlist(location: &Location, command: WaitlistCommand) -> Result<(), S
     let failed = |e: sqlx::Error| format!("the database failed: {e}");
     let result = match command {
         WaitlistCommand::Export { format } => {
-            let entries = store.entries().await.map_err(failed)?;
-            let mut out = std::io::stdout().lock();
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
             match format {
-                Format::Csv => export::csv(&entries, &mut out),
-                Format::Json => export::json(&entries, &mut out),
+                Format::Csv => export::csv(store.entries(), out).await,
+                Format::Json => export::json(store.entries(), out).await,
             }
-            .map_err(|e| format!("cannot write the export: {e}"))
+            .map_err(|e| e.to_string())
         }
         WaitlistCommand::Show { email } => match store.find(&email).await.map_err(failed)? {
             Some(entry) => {
                 let mut out = std::io::stdout().lock();
-                export::json(&entry, &mut out).map_err(|e| format!("cannot write: {e}"))
+                export::entry_json(&entry, &mut out).map_err(|e| format!("cannot write: {e}"))
             }
             None => Err(format!("no entry for {email}")),
         },

@@ -3,12 +3,14 @@
 //! one set of queries and one set of migrations (`server/migrations/`) serve both.
 
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use lathe_core::validation::{FormValues, Interest};
+use futures_util::{Stream, StreamExt};
+use lathe_core::validation::{FormValues, Interest, email_key, normalize_email};
 use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyConnection, AnyPool, Connection, Row};
 
 /// The migrations, embedded at build time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -88,7 +90,7 @@ impl FromStr for Location {
 /// One person on the waitlist.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
-    /// The address as typed.
+    /// The address as typed, in Unicode's composed form (NFC).
     pub email: String,
     /// Full name.
     pub name: String,
@@ -102,17 +104,19 @@ pub struct Entry {
     pub message: String,
     /// The version of the privacy notice they were shown.
     pub privacy_notice: String,
-    /// When they first signed up, in ms since the Unix epoch.
+    /// When they signed up, in ms since the Unix epoch.
     pub created_at: i64,
-    /// When they last signed up, in ms since the Unix epoch.
-    pub updated_at: i64,
+    /// How many later sign-ups gave the same address (each left the entry as it was).
+    pub repeats: i64,
+    /// When the last of those came, in ms since the Unix epoch.
+    pub last_repeat_at: Option<i64>,
 }
 
 impl Entry {
     /// An entry from a valid form, signed up at `now` (ms since the Unix epoch).
     pub fn new(values: FormValues, privacy_notice: String, now: i64) -> Self {
         Self {
-            email: values.email,
+            email: normalize_email(&values.email),
             name: values.name,
             company: values.company,
             role: values.role,
@@ -120,92 +124,153 @@ impl Entry {
             message: values.message,
             privacy_notice,
             created_at: now,
-            updated_at: now,
+            repeats: 0,
+            last_repeat_at: None,
         }
     }
 }
 
-/// What storing a sign-up did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stored {
-    /// A new entry.
-    Added,
-    /// The address was already there: its entry now holds the new sign-up.
-    Updated,
+/// Why the store could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No connection to the database can be made: the reason its last attempt gave.
+    #[error("the database cannot be reached: {0}")]
+    Unreachable(String),
+    /// The database answered with an error.
+    #[error("the database failed: {0}")]
+    Failed(#[from] sqlx::Error),
+    /// A sign-up's statement ran but did not write its row.
+    #[error("the database wrote {0} rows for one sign-up")]
+    NotStored(u64),
 }
 
-/// The key entries are found by: the address without case, as people type theirs
-/// differently from one time to the next.
-fn key(email: &str) -> String {
-    email.to_lowercase()
+/// How long a sign-up may wait for a database connection when the database is up but
+/// busy (a queue of writers). A database that is down is known at once, without this
+/// wait (see [`Store::sign_up`]).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+/// While the database is down, how often a sign-up tries it again; the others in
+/// between are refused at once, with the last attempt's reason.
+const RETRY_AFTER_OUTAGE: Duration = Duration::from_secs(1);
+/// How long a new connection may take, when trying a database that was down.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// SQLite's write-ahead log is folded back into the database (a checkpoint) once it holds
+/// this many pages, by the sign-up that takes it there; SQLite's default.
+pub const WAL_CHECKPOINT_PAGES: u32 = 1000;
+/// After a checkpoint, a write-ahead log larger than this is cut back to it. With
+/// [`WAL_CHECKPOINT_PAGES`] of 4 KiB and sign-ups of at most 64 KiB, the log stays under
+/// about 4.2 MB while the server runs (README, "Collecting sign-ups").
+pub const WAL_SIZE_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The settings every SQLite connection starts with.
+fn sqlite_pragmas(max_pages: Option<u32>) -> String {
+    // WAL: readers (an export) never block the writer, nor it them. synchronous=FULL:
+    // each commit reaches the disk before the sign-up is answered, so a power cut loses
+    // nothing acknowledged (SQLite's default, said here so that no build changes it).
+    let mut pragmas = format!(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+         PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}; \
+         PRAGMA journal_size_limit = {WAL_SIZE_LIMIT};"
+    );
+    if let Some(pages) = max_pages {
+        pragmas.push_str(&format!(" PRAGMA max_page_count = {pages};"));
+    }
+    pragmas
 }
 
 /// The waitlist's table, in a SQLite file or a PostgreSQL database.
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: AnyPool,
-    backend: Backend,
+    location: Location,
+    pragmas: Option<String>,
+    /// Since when the database has been unreachable, and why; `None` while it answers.
+    outage: Arc<Mutex<Option<(Instant, String)>>>,
 }
 
 impl Store {
     /// Connects to `location` and brings its schema up to date.
     ///
     /// # Errors
-    /// The database cannot be reached or opened, or a migration fails.
+    /// The database cannot be reached or opened, or a migration fails: the database's
+    /// own reason ("file is not a database", "Connection refused"), at once.
     pub async fn open(location: &Location) -> Result<Self, sqlx::Error> {
+        Self::open_with(location, None).await
+    }
+
+    /// [`Store::open`], with a SQLite database that is full once it holds `max_pages`
+    /// pages (SQLite's `max_page_count`): a full disk, for tests that cannot mount one.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub async fn open_full_at(location: &Location, max_pages: u32) -> Result<Self, sqlx::Error> {
+        Self::open_with(location, Some(max_pages)).await
+    }
+
+    async fn open_with(location: &Location, max_pages: Option<u32>) -> Result<Self, sqlx::Error> {
         install_default_drivers();
-        let options = AnyPoolOptions::new().acquire_timeout(Duration::from_secs(10));
-        let pool = match location.backend {
+        let pragmas = (location.backend == Backend::Sqlite).then(|| sqlite_pragmas(max_pages));
+        // One connection first, outside the pool: a pool retries a connection that fails
+        // until its timeout, then says only that it timed out.
+        let mut first = AnyConnection::connect(&location.url).await?;
+        if let Some(pragmas) = &pragmas {
+            sqlx::Executor::execute(&mut first, pragmas.as_str()).await?;
+        }
+        MIGRATOR.run_direct(&mut first).await?;
+        first.close().await?;
+
+        let options = AnyPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT);
+        let pool = match &pragmas {
             // One connection: SQLite takes one writer at a time anyway, and a queue in
             // the pool is fairer and faster than writers retrying a busy file.
-            Backend::Sqlite => {
-                options
-                    .max_connections(1)
-                    .after_connect(|connection, _| {
-                        Box::pin(async move {
-                            // Readers (an export) never block the writer, nor it them.
-                            sqlx::query("PRAGMA journal_mode = WAL")
-                                .execute(&mut *connection)
-                                .await?;
-                            Ok(())
-                        })
+            Some(pragmas) => {
+                let pragmas = pragmas.clone();
+                options.max_connections(1).after_connect(move |connection, _| {
+                    let pragmas = pragmas.clone();
+                    Box::pin(async move {
+                        sqlx::Executor::execute(connection, pragmas.as_str()).await?;
+                        Ok(())
                     })
-                    .connect(&location.url)
-                    .await?
+                })
             }
-            Backend::Postgres => options.max_connections(16).connect(&location.url).await?,
-        };
-        MIGRATOR.run(&pool).await?;
+            None => options.max_connections(16),
+        }
+        .connect(&location.url)
+        .await?;
         Ok(Self {
             pool,
-            backend: location.backend,
+            location: location.clone(),
+            pragmas,
+            outage: Arc::default(),
         })
     }
 
     /// Which database this is.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.location.backend
     }
 
-    /// Stores a sign-up: a new entry, or, for an address already there, its new values
-    /// (its first sign-up time kept). One statement, so concurrent sign-ups with the same
-    /// address never make two entries.
+    /// Stores a sign-up: a new entry, or, for an address already there (compared in NFC,
+    /// without case), a count of the repeat and its time, leaving the entry as it was.
+    /// One statement, so concurrent sign-ups with the same address never make two
+    /// entries; run to its end, so that `Ok` means the row is committed (with SQLite, on
+    /// the disk: see [`sqlite_pragmas`]).
+    ///
+    /// While the database is unreachable, a sign-up is refused at once with the reason,
+    /// and one a second tries it again.
     ///
     /// # Errors
-    /// The database failing.
-    pub async fn sign_up(&self, entry: &Entry) -> Result<Stored, sqlx::Error> {
-        let updates: i64 = sqlx::query_scalar(
+    /// The database failing or unreachable; nothing was stored.
+    pub async fn sign_up(&self, entry: &Entry) -> Result<(), StoreError> {
+        self.reachable().await?;
+        let done = sqlx::query(
             "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
-                 privacy_notice, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 privacy_notice, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              ON CONFLICT (email_key) DO UPDATE SET
-                 email = excluded.email, name = excluded.name, company = excluded.company,
-                 role = excluded.role, interest = excluded.interest,
-                 message = excluded.message, privacy_notice = excluded.privacy_notice,
-                 updated_at = excluded.updated_at, updates = waitlist.updates + 1
-             RETURNING updates",
+                 repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at",
         )
-        .bind(key(&entry.email))
+        .bind(email_key(&entry.email))
         .bind(&entry.email)
         .bind(&entry.name)
         .bind(&entry.company)
@@ -214,30 +279,78 @@ impl Store {
         .bind(&entry.message)
         .bind(&entry.privacy_notice)
         .bind(entry.created_at)
-        .bind(entry.updated_at)
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(if updates == 0 {
-            Stored::Added
-        } else {
-            Stored::Updated
-        })
+        .execute(&self.pool)
+        .await;
+        match done {
+            Ok(done) if done.rows_affected() == 1 => {
+                *self.outage.lock().expect("not poisoned") = None;
+                Ok(())
+            }
+            Ok(done) => Err(StoreError::NotStored(done.rows_affected())),
+            Err(e) if unreachable(&e) => {
+                let reason = self.probe().await.err().unwrap_or_else(|| e.to_string());
+                self.down(&reason);
+                Err(StoreError::Unreachable(reason))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
-    /// Every entry, oldest first.
-    ///
-    /// # Errors
-    /// The database failing, or a row it holds that is not an entry.
-    pub async fn entries(&self) -> Result<Vec<Entry>, sqlx::Error> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM waitlist ORDER BY created_at, email_key"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(entry).collect()
+    /// `Err` at once while the database is known to be down, unless it is time to try
+    /// it again and it answers.
+    async fn reachable(&self) -> Result<(), StoreError> {
+        let known = self.outage.lock().expect("not poisoned").clone();
+        let Some((since, reason)) = known else {
+            return Ok(());
+        };
+        if since.elapsed() < RETRY_AFTER_OUTAGE {
+            return Err(StoreError::Unreachable(reason));
+        }
+        match self.probe().await {
+            Ok(()) => {
+                *self.outage.lock().expect("not poisoned") = None;
+                Ok(())
+            }
+            Err(reason) => {
+                self.down(&reason);
+                Err(StoreError::Unreachable(reason))
+            }
+        }
     }
 
-    /// The entry for `email` (compared without case), if there is one.
+    fn down(&self, reason: &str) {
+        *self.outage.lock().expect("not poisoned") = Some((Instant::now(), reason.to_owned()));
+    }
+
+    /// A connection of its own, for the reason a database cannot be reached (the pool
+    /// would say only that it timed out).
+    async fn probe(&self) -> Result<(), String> {
+        let attempt = async {
+            let mut connection = AnyConnection::connect(&self.location.url).await?;
+            if let Some(pragmas) = &self.pragmas {
+                sqlx::Executor::execute(&mut connection, pragmas.as_str()).await?;
+            }
+            connection.close().await
+        };
+        match tokio::time::timeout(PROBE_TIMEOUT, attempt).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "no connection within {} s",
+                PROBE_TIMEOUT.as_secs()
+            )),
+        }
+    }
+
+    /// Every entry, oldest first, as the database hands them over: the table is never
+    /// held in memory whole.
+    pub fn entries(&self) -> impl Stream<Item = Result<Entry, sqlx::Error>> + '_ {
+        sqlx::query(&ENTRIES)
+            .fetch(&self.pool)
+            .map(|row| row.and_then(|row| entry(&row)))
+    }
+
+    /// The entry for `email` (compared in NFC, without case), if there is one.
     ///
     /// # Errors
     /// The database failing.
@@ -245,19 +358,20 @@ impl Store {
         let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM waitlist WHERE email_key = $1"
         ))
-        .bind(key(email))
+        .bind(email_key(email))
         .fetch_optional(&self.pool)
         .await?;
         row.as_ref().map(entry).transpose()
     }
 
-    /// Erases the entry for `email` (compared without case); false if there was none.
+    /// Erases the entry for `email` (compared in NFC, without case); false if there was
+    /// none.
     ///
     /// # Errors
     /// The database failing.
     pub async fn erase(&self, email: &str) -> Result<bool, sqlx::Error> {
         let done = sqlx::query("DELETE FROM waitlist WHERE email_key = $1")
-            .bind(key(email))
+            .bind(email_key(email))
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() > 0)
@@ -279,8 +393,30 @@ impl Store {
     }
 }
 
-const COLUMNS: &str =
-    "email, name, company, role, interest, message, privacy_notice, created_at, updated_at";
+/// Whether `e` says that no connection could be had, rather than that a statement failed.
+fn unreachable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        // PostgreSQL's classes 08 (connection exception) and 57 (operator intervention:
+        // a server shutting down or restarting).
+        sqlx::Error::Database(e) => e
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        _ => false,
+    }
+}
+
+const COLUMNS: &str = "email, name, company, role, interest, message, privacy_notice, created_at, \
+     repeats, last_repeat_at";
+
+static ENTRIES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT {COLUMNS} FROM waitlist ORDER BY created_at, email_key")
+});
 
 fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
     let interest: String = row.try_get("interest")?;
@@ -296,7 +432,8 @@ fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
         message: row.try_get("message")?,
         privacy_notice: row.try_get("privacy_notice")?,
         created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
+        repeats: row.try_get("repeats")?,
+        last_repeat_at: row.try_get("last_repeat_at")?,
     })
 }
 

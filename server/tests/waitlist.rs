@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use futures_util::TryStreamExt;
 use lathe_site::Site;
 use lathe_site::store::{Entry, Location, Store};
 use lathe_site::waitlist::{Settings, Waitlist};
@@ -99,7 +100,7 @@ fn unlimited() -> Settings {
 fn stored(location: &Location) -> Vec<Entry> {
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let store = Store::open(location).await.unwrap();
-        let entries = store.entries().await.unwrap();
+        let entries = store.entries().try_collect().await.unwrap();
         store.close().await;
         entries
     })
@@ -156,10 +157,12 @@ fn error(reply: &Reply) -> String {
     json(reply)["error"].as_str().unwrap_or_default().to_owned()
 }
 
-/// A sign-up lands as a row; the same address again updates it and says so.
-fn signs_up_and_updates(location: &Location) {
+/// A sign-up lands as a row. The same address again (in another case, or another Unicode
+/// form) leaves the entry as it was, is counted with its time, and is answered byte for
+/// byte as a new sign-up: no one learns that an address is on the list, or rewrites it.
+fn signs_up_and_repeats(location: &Location) {
     let address = collecting(location, unlimited());
-    let first = post(address, &sign_up("Ada@Example.com"));
+    let first = post(address, &sign_up("Jos\u{e9}@Example.com"));
     assert_eq!(
         first.status,
         201,
@@ -173,12 +176,13 @@ fn signs_up_and_updates(location: &Location) {
         Some("application/json; charset=utf-8")
     );
     let [entry] = stored(location).try_into().unwrap();
-    assert_eq!(entry.email, "Ada@Example.com");
+    assert_eq!(entry.email, "Jos\u{e9}@Example.com");
     assert_eq!(entry.name, "Ada Lovelace");
     assert_eq!(entry.company, "Analytical Engines");
     assert_eq!(entry.interest.as_str(), "enterprise");
     assert_eq!(entry.message, "A booking app, please.");
     assert_eq!(entry.privacy_notice, NOTICE);
+    assert_eq!((entry.repeats, entry.last_repeat_at), (0, None));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -186,32 +190,45 @@ fn signs_up_and_updates(location: &Location) {
     let age = now - u128::try_from(entry.created_at).unwrap();
     assert!(age < 60_000, "stored with its time ({age} ms ago)");
 
+    // Someone else, who knows the address, in another case and decomposed (e + U+0301).
     let again = serde_json::json!({
-        "name": "Ada King", "email": "ada@example.COM", "message": "Still keen.",
+        "name": "Eve", "email": "jose\u{301}@example.COM", "message": "Rewritten.",
         "privacyNotice": "2027-01-01",
     });
     let second = post(address, &again.to_string());
-    assert_eq!(second.status, 200);
-    assert_eq!(json(&second)["status"], "updated");
-    assert!(error(&second).is_empty());
-    let [updated] = stored(location).try_into().unwrap();
-    assert_eq!(updated.name, "Ada King");
-    assert_eq!(updated.company, "", "absent optional fields are empty");
-    assert_eq!(updated.interest.as_str(), "general");
-    assert_eq!(updated.privacy_notice, "2027-01-01");
-    assert_eq!(updated.created_at, entry.created_at, "first sign-up kept");
-    assert!(updated.updated_at >= entry.updated_at);
+    let fresh = post(address, &sign_up("someone.new@example.com"));
+    assert_eq!(second.status, fresh.status);
+    assert_eq!(second.body, fresh.body, "a repeat is answered as a new sign-up");
+    let headers = |reply: &Reply| {
+        reply
+            .headers
+            .iter()
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("date"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(headers(&second), headers(&fresh));
+    let entries = stored(location);
+    assert_eq!(entries.len(), 2);
+    let kept = entries.iter().find(|e| e.email == entry.email).unwrap();
+    assert_eq!(kept.email, entry.email);
+    assert_eq!(kept.name, "Ada Lovelace", "not rewritten");
+    assert_eq!(kept.message, entry.message);
+    assert_eq!(kept.privacy_notice, NOTICE);
+    assert_eq!(kept.repeats, 1, "the repeat is counted");
+    let repeated_at = kept.last_repeat_at.expect("and its time kept");
+    assert!(repeated_at >= entry.created_at);
 }
 
 #[test]
-fn sqlite_a_sign_up_lands_as_a_row_and_the_same_address_updates_it() {
-    signs_up_and_updates(&sqlite());
+fn sqlite_a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one() {
+    signs_up_and_repeats(&sqlite());
 }
 
 #[test]
-fn postgres_a_sign_up_lands_as_a_row_and_the_same_address_updates_it() {
+fn postgres_a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one() {
     let postgres = Postgres::start();
-    signs_up_and_updates(&postgres.location);
+    signs_up_and_repeats(&postgres.location);
 }
 
 /// N concurrent sign-ups in, N rows out, each answered 201.
@@ -451,12 +468,12 @@ fn the_honeypot_is_answered_as_a_success_and_stores_nothing() {
 #[test]
 fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
     let location = sqlite();
-    let settings = |behind_proxy| Settings {
+    let settings = |trusted_proxies| Settings {
         per_minute: NonZeroU32::new(2),
-        behind_proxy,
+        trusted_proxies,
         ..Settings::default()
     };
-    let address = collecting(&location, settings(false));
+    let address = collecting(&location, settings(0));
     for n in 0..2 {
         assert_eq!(
             post(address, &sign_up(&format!("{n}@example.com"))).status,
@@ -477,23 +494,33 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
 
     // Behind a proxy, each forwarded address has its own allowance; unless told, the
     // header is not trusted (anyone could send it).
-    let proxied = collecting(&sqlite(), settings(true));
-    let from = |ip: &str, email: &str| {
-        post_with(
-            proxied,
-            &[
-                "Content-Type: application/json",
-                &format!("X-Forwarded-For: 203.0.113.9, {ip}"),
-            ],
-            sign_up(email).as_bytes(),
-        )
-        .status
+    let proxied = collecting(&sqlite(), settings(1));
+    let from = |lines: &[&str], email: &str| {
+        let mut headers = vec!["Content-Type: application/json".to_owned()];
+        headers.extend(lines.iter().map(|l| format!("X-Forwarded-For: {l}")));
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        post_with(proxied, &headers, sign_up(email).as_bytes()).status
     };
-    assert_eq!(from("198.51.100.1", "a@example.com"), 201);
-    assert_eq!(from("198.51.100.1", "b@example.com"), 201);
-    assert_eq!(from("198.51.100.1", "c@example.com"), 429);
-    assert_eq!(from("198.51.100.2", "c@example.com"), 201);
-    let direct = collecting(&sqlite(), settings(false));
+    assert_eq!(from(&["203.0.113.9, 198.51.100.1"], "a@example.com"), 201);
+    assert_eq!(from(&["198.51.100.1"], "b@example.com"), 201);
+    assert_eq!(from(&["198.51.100.1"], "c@example.com"), 429);
+    assert_eq!(from(&["198.51.100.2"], "c@example.com"), 201);
+    // A client that writes its own line before the proxy's gets no new allowance: the
+    // lines are one list, and the proxy's entry is the last.
+    for n in 0..4 {
+        let own = format!("10.9.8.{n}");
+        assert_eq!(
+            from(&[&own, "198.51.100.1"], &format!("forged{n}@example.com")),
+            429,
+            "{own}"
+        );
+    }
+    // IPv6 clients are counted per /64.
+    assert_eq!(from(&["2001:db8:0:1::1"], "v6a@example.com"), 201);
+    assert_eq!(from(&["2001:db8:0:1::2"], "v6b@example.com"), 201);
+    assert_eq!(from(&["2001:db8:0:1:ffff::3"], "v6c@example.com"), 429);
+    assert_eq!(from(&["2001:db8:0:2::1"], "v6c@example.com"), 201);
+    let direct = collecting(&sqlite(), settings(0));
     for n in 0..3 {
         let status = post_with(
             direct,
@@ -506,6 +533,31 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
         .status;
         assert_eq!(status, if n < 2 { 201 } else { 429 });
     }
+}
+
+#[test]
+fn a_visitor_who_mistypes_is_not_locked_out() {
+    let location = sqlite();
+    let address = collecting(
+        &location,
+        Settings {
+            per_minute: NonZeroU32::new(5),
+            ..Settings::default()
+        },
+    );
+    let mut honeypot: serde_json::Value = serde_json::from_str(&sign_up("bot@example.com")).unwrap();
+    honeypot["website"] = "https://spam.example".into();
+    for _ in 0..5 {
+        assert_eq!(post(address, &sign_up("ada@example")).status, 422);
+        assert_eq!(post(address, "{").status, 400);
+        assert_eq!(post(address, &honeypot.to_string()).status, 201);
+    }
+    for n in 0..5 {
+        let reply = post(address, &sign_up(&format!("ada{n}@example.com")));
+        assert_eq!(reply.status, 201, "sign-up {n} after the typos");
+    }
+    assert_eq!(post(address, &sign_up("ada5@example.com")).status, 429);
+    assert_eq!(stored(&location).len(), 5);
 }
 
 #[test]
@@ -618,12 +670,13 @@ fn the_owner_exports_shows_and_erases_entries() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "email,name,company,role,interest,message,privacy_notice,created_at,updated_at"
+        "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\""
     );
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with(
-        "ada@example.com,Ada Lovelace,Analytical Engines,CTO,enterprise,\"A booking app, please.\",2026-11-22,"
+        "\"ada@example.com\",\"Ada Lovelace\",\"Analytical Engines\",\"CTO\",\"enterprise\",\"A booking app, please.\",\"2026-11-22\",\""
     ));
+    assert!(lines[1].ends_with("\",\"0\",\"\""), "{}", lines[1]);
     assert!(
         csv.contains("\"'=HYPERLINK(\"\"https://evil.example\"\")\""),
         "a formula is defused: {csv}"

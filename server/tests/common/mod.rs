@@ -59,6 +59,14 @@ pub fn start(site: Site) -> SocketAddr {
 /// database pool must live), on an ephemeral loopback port, for as long as the test
 /// binary runs.
 pub fn start_with(site: impl Future<Output = Site> + Send + 'static) -> SocketAddr {
+    start_limited(site, lathe_site::connection::Limits::default())
+}
+
+/// [`start_with`], within `limits`.
+pub fn start_limited(
+    site: impl Future<Output = Site> + Send + 'static,
+    limits: lathe_site::connection::Limits,
+) -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -68,7 +76,7 @@ pub fn start_with(site: impl Future<Output = Site> + Send + 'static) -> SocketAd
             .block_on(async move {
                 let site = site.await;
                 let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                lathe_site::serve(listener, site, std::future::pending())
+                lathe_site::serve(listener, site, limits, std::future::pending())
                     .await
                     .unwrap();
             });

@@ -1,0 +1,244 @@
+//! How connections are accepted, bounded and ended, so that no client can hold the server:
+//!
+//! - a request's head must arrive whole within [`Limits::header_timeout`] of the server
+//!   starting to wait for it, on a new connection or after the last response of a kept-alive
+//!   one (hyper's header read timeout);
+//! - a connection on which no byte moves either way for [`Limits::idle_timeout`] is closed
+//!   ([`Watched`]): a stalled body, a client that stopped reading;
+//! - a sign-up's body has [`crate::waitlist::Settings::body_timeout`] to arrive (408);
+//! - at most [`Limits::max_connections`] are served at once, below the process's
+//!   descriptor limit, so that the database and the files always have descriptors; the
+//!   next ones wait in the listen queue;
+//! - on stop, the listener closes, idle connections close, requests under way finish, and
+//!   whatever is still open after [`Limits::shutdown_timeout`] is dropped.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::http::Request;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use pin_project_lite::pin_project;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, Sleep};
+use tower::ServiceExt;
+
+/// Descriptors kept back from connections: the database's, its write-ahead log's, the
+/// listener's, standard streams, and room to spare.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// The bounds on every connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// How long a request's head may take to arrive, counted from when the server starts
+    /// waiting for it.
+    pub header_timeout: Duration,
+    /// How long a connection may go without a byte moving either way while the server
+    /// waits on it.
+    pub idle_timeout: Duration,
+    /// How many connections are served at once.
+    pub max_connections: usize,
+    /// How long requests under way may take to finish once the server is told to stop.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: max_connections(),
+            shutdown_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// As many connections as the descriptor limit allows, less [`RESERVED_DESCRIPTORS`],
+/// after raising the limit to what the system allows this process (as Go and nginx do).
+pub fn max_connections() -> usize {
+    let limit = rlimit::increase_nofile_limit(u64::MAX)
+        .or_else(|_| rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft))
+        .unwrap_or(1024);
+    let usable = limit.saturating_sub(RESERVED_DESCRIPTORS).clamp(1, 1 << 20);
+    usize::try_from(usable).unwrap_or(1 << 20)
+}
+
+/// Serves `router` on `listener` within `limits` until `stop` resolves, then ends as the
+/// module's documentation says.
+///
+/// # Errors
+/// None today: a failed accept is retried (a full descriptor table frees up as
+/// connections end). The `Result` leaves room for listener failures that cannot be.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("never closed"),
+            () = &mut stop => break,
+        };
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    if !is_connection_error(&e) {
+                        // Out of descriptors, most likely: wait for some to free up.
+                        eprintln!("lathe-site: cannot accept a connection: {e}");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        // Without TCP_NODELAY, a response written in two parts waits for the client's
+        // delayed acknowledgement: 40 ms a request on a kept-alive connection.
+        let _ = tcp.set_nodelay(true);
+        let service = router.clone().map_request(move |mut request: Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request
+        });
+        let connection = http.serve_connection(
+            TokioIo::new(Watched::new(tcp, limits.idle_timeout)),
+            TowerToHyperService::new(service),
+        );
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(slot);
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(limits.shutdown_timeout, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "lathe-site: connections still open {} s after the stop were closed",
+            limits.shutdown_timeout.as_secs_f32()
+        );
+    }
+    Ok(())
+}
+
+/// An accept error that concerns one connection only (it went before it was accepted).
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
+}
+
+pin_project! {
+    /// A connection that fails with `TimedOut` once no byte has moved either way for its
+    /// idle timeout while the server waits to read or write.
+    pub struct Watched<T> {
+        #[pin]
+        io: T,
+        deadline: Pin<Box<Sleep>>,
+        idle: Duration,
+    }
+}
+
+impl<T> Watched<T> {
+    /// `io`, closed after `idle` without progress.
+    pub fn new(io: T, idle: Duration) -> Self {
+        Self {
+            io,
+            deadline: Box::pin(tokio::time::sleep(idle)),
+            idle,
+        }
+    }
+}
+
+/// After an operation on a watched connection: progress moves its deadline on; waiting
+/// past the deadline is an error.
+fn watch<T>(
+    result: Poll<io::Result<T>>,
+    deadline: &mut Pin<Box<Sleep>>,
+    idle: Duration,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<T>> {
+    match result {
+        Poll::Ready(done) => {
+            deadline.as_mut().reset(Instant::now() + idle);
+            Poll::Ready(done)
+        }
+        Poll::Pending => match deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the connection was idle too long",
+            ))),
+            Poll::Pending => Poll::Pending,
+        },
+    }
+}
+
+impl<T: AsyncRead> AsyncRead for Watched<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.project();
+        watch(this.io.poll_read(cx, buf), this.deadline, *this.idle, cx)
+    }
+}
+
+impl<T: AsyncWrite> AsyncWrite for Watched<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.project();
+        watch(this.io.poll_write(cx, buf), this.deadline, *this.idle, cx)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.project();
+        watch(this.io.poll_flush(cx), this.deadline, *this.idle, cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.project();
+        watch(
+            this.io.poll_write_vectored(cx, bufs),
+            this.deadline,
+            *this.idle,
+            cx,
+        )
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+}
