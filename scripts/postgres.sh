@@ -4,6 +4,9 @@
 #
 #   scripts/postgres.sh start DIR [SETTING=VALUE ...]   prints the cluster's postgres:// URL
 #   scripts/postgres.sh stop DIR                        stops it and removes DIR
+#   scripts/postgres.sh restart DIR                     restarts it (fast: sessions are ended)
+#   scripts/postgres.sh pause DIR                       stops it, keeping its data
+#   scripts/postgres.sh resume DIR                      starts it again after a pause
 #
 # PostgreSQL's server programs come from Debian's `postgresql` package (make setup
 # installs it), or from PG_BIN. PostgreSQL refuses to run as root: as root, the cluster
@@ -13,7 +16,7 @@ set -euo pipefail
 command=${1:-}
 dir=${2:-}
 if [ -z "$command" ] || [ -z "$dir" ]; then
-  echo "usage: $0 start|stop DIR [SETTING=VALUE ...]" >&2
+  echo "usage: $0 start|stop|restart|pause|resume DIR [SETTING=VALUE ...]" >&2
   exit 2
 fi
 shift 2
@@ -47,10 +50,21 @@ start)
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   options="-p $port -k $dir -c listen_addresses=127.0.0.1"
   for setting in "$@"; do options+=" -c $setting"; done
+  echo "$options" >"$dir/options"
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$options" -w -t 60 start >/dev/null ||
     { cat "$dir/server.log" >&2; exit 1; }
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U lathe lathe
   echo "postgres://lathe@127.0.0.1:$port/lathe"
+  ;;
+restart)
+  # No output captured: the new postmaster would keep the caller's pipe open.
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null 2>&1
+  ;;
+pause)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+  ;;
+resume)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$(cat "$dir/options")" -w -t 60 start >/dev/null 2>&1
   ;;
 stop)
   if [ -d "$dir/data" ]; then
@@ -59,7 +73,7 @@ stop)
   rm -rf "$dir"
   ;;
 *)
-  echo "$0: unknown command $command (start or stop)" >&2
+  echo "$0: unknown command $command (start, stop, restart, pause or resume)" >&2
   exit 2
   ;;
 esac

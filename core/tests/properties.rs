@@ -4,8 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use lathe_core::validation::{
-    EMAIL_INVALID, EMAIL_REQUIRED, ErrorCode, Field, FormValues, INVISIBLE_CHARACTERS,
-    Interest, JS_WHITESPACE, MESSAGE_REQUIRED, NAME_REQUIRED, normalize_email, validate,
+    EMAIL_INVALID, EMAIL_REQUIRED, ErrorCode, Field, FormValues, INVISIBLE_CHARACTERS, Interest,
+    JS_WHITESPACE, MESSAGE_REQUIRED, NAME_REQUIRED, normalize_email, validate,
 };
 use lathe_core_testkit::{Event, FormRun};
 use proptest::prelude::*;
@@ -94,7 +94,11 @@ fn a_one_megabyte_message_is_validated() {
     assert_eq!(validate(&fields)[0].message, INVISIBLE_CHARACTERS);
     fields.message.pop();
     fields.email = format!("{}@example.com", "a".repeat(1 << 20));
-    assert_eq!(validate(&fields)[0].message, EMAIL_INVALID, "longer than SMTP allows");
+    assert_eq!(
+        validate(&fields)[0].message,
+        EMAIL_INVALID,
+        "longer than SMTP allows"
+    );
 }
 
 fn event() -> impl Strategy<Value = Event> {

@@ -2,6 +2,8 @@
 # Runs nginx in the foreground with deploy/nginx/lathe.conf on a built site, on loopback:
 # what the tests use (the "nginx" Playwright project), and a way to try the configuration.
 #   deploy/nginx/run-local.sh [PORT] [DIST]    (defaults: 4175, web/dist)
+# With LATHE_UPSTREAM=HOST:PORT, the waitlist's endpoint is passed to the lathe-site there
+# (deploy/nginx/lathe-waitlist.conf, included as lathe.conf's commented line says).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 port=${1:-4175}
@@ -13,9 +15,17 @@ modules=/usr/lib/nginx/modules
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/snippets"
-target/release/lathe-site nginx-headers --dist "$dist" >"$work/snippets/lathe-headers.conf"
+# LATHE_SITE: the lathe-site binary that writes the headers (the release build unless set).
+"${LATHE_SITE:-target/release/lathe-site}" nginx-headers --dist "$dist" >"$work/snippets/lathe-headers.conf"
 # The configuration as committed, with only its address and folders put in.
-sed -e "s|listen 80;|listen 127.0.0.1:$port;|" \
+include_waitlist=()
+if [ -n "${LATHE_UPSTREAM:-}" ]; then
+  sed -e "s|proxy_pass http://127.0.0.1:8080;|proxy_pass http://$LATHE_UPSTREAM;|" \
+    deploy/nginx/lathe-waitlist.conf >"$work/snippets/lathe-waitlist.conf"
+  include_waitlist=(-e "s|# include snippets/lathe-waitlist.conf;|include snippets/lathe-waitlist.conf;|")
+fi
+sed "${include_waitlist[@]}" \
+  -e "s|listen 80;|listen 127.0.0.1:$port;|" \
   -e "s|root /var/www/lathe;|root $dist;|" \
   -e "s|include snippets/|include $work/snippets/|" \
   deploy/nginx/lathe.conf >"$work/lathe.conf"

@@ -92,7 +92,10 @@ pub async fn serve(
     let mut stop = std::pin::pin!(stop);
     loop {
         let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot.expect("never closed"),
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_closed) => break,
+            },
             () = &mut stop => break,
         };
         let (tcp, peer) = tokio::select! {
@@ -112,10 +115,12 @@ pub async fn serve(
         // Without TCP_NODELAY, a response written in two parts waits for the client's
         // delayed acknowledgement: 40 ms a request on a kept-alive connection.
         let _ = tcp.set_nodelay(true);
-        let service = router.clone().map_request(move |mut request: Request<Incoming>| {
-            request.extensions_mut().insert(ConnectInfo(peer));
-            request
-        });
+        let service = router
+            .clone()
+            .map_request(move |mut request: Request<Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            });
         let connection = http.serve_connection(
             TokioIo::new(Watched::new(tcp, limits.idle_timeout)),
             TowerToHyperService::new(service),

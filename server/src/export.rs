@@ -98,14 +98,22 @@ fn defused(text: &str) -> Cow<'_, str> {
     let raw = |c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
     let visible = text.trim_start_matches(|c: char| c.is_whitespace() || is_control_or_format(c));
     let formula = text.starts_with(['\t', '\r', '\n'])
-        || visible.starts_with(['=', '+', '-', '@', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}']);
+        || visible.starts_with([
+            '=', '+', '-', '@', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
+        ]);
     if !formula && !text.contains(raw) {
         return text.into();
     }
     let quote = formula.then_some('\'');
     quote
         .into_iter()
-        .chain(text.chars().map(|c| if raw(c) { char::REPLACEMENT_CHARACTER } else { c }))
+        .chain(text.chars().map(|c| {
+            if raw(c) {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                c
+            }
+        }))
         .collect::<String>()
         .into()
 }
@@ -249,7 +257,10 @@ mod tests {
 
     #[test]
     fn raw_control_bytes_never_reach_the_file() {
-        assert_eq!(defused("a\u{0}b\u{1b}[31mc\u{7f}"), "a\u{fffd}b\u{fffd}[31mc\u{fffd}");
+        assert_eq!(
+            defused("a\u{0}b\u{1b}[31mc\u{7f}"),
+            "a\u{fffd}b\u{fffd}[31mc\u{fffd}"
+        );
         assert_eq!(defused("\u{0}=1"), "'\u{fffd}=1");
         assert_eq!(defused("tab\tand\nlines\r\n"), "tab\tand\nlines\r\n");
     }

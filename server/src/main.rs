@@ -119,7 +119,10 @@ impl LimitArgs {
         Limits {
             header_timeout: self.header_timeout,
             idle_timeout: self.idle_timeout,
-            max_connections: self.max_connections.unwrap_or(defaults.max_connections).max(1),
+            max_connections: self
+                .max_connections
+                .unwrap_or(defaults.max_connections)
+                .max(1),
             shutdown_timeout: self.shutdown_timeout,
         }
     }

@@ -151,6 +151,9 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 /// While the database is down, how often a sign-up tries it again; the others in
 /// between are refused at once, with the last attempt's reason.
 const RETRY_AFTER_OUTAGE: Duration = Duration::from_secs(1);
+/// How long a sign-up waits for the database before checking, with a connection of its
+/// own, that the database is there at all.
+const PROBE_AFTER: Duration = Duration::from_millis(500);
 /// How long a new connection may take, when trying a database that was down.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -173,7 +176,7 @@ fn sqlite_pragmas(max_pages: Option<u32>) -> String {
          PRAGMA journal_size_limit = {WAL_SIZE_LIMIT};"
     );
     if let Some(pages) = max_pages {
-        pragmas.push_str(&format!(" PRAGMA max_page_count = {pages};"));
+        pragmas = format!("{pragmas} PRAGMA max_page_count = {pages};");
     }
     pragmas
 }
@@ -225,13 +228,15 @@ impl Store {
             // the pool is fairer and faster than writers retrying a busy file.
             Some(pragmas) => {
                 let pragmas = pragmas.clone();
-                options.max_connections(1).after_connect(move |connection, _| {
-                    let pragmas = pragmas.clone();
-                    Box::pin(async move {
-                        sqlx::Executor::execute(connection, pragmas.as_str()).await?;
-                        Ok(())
+                options
+                    .max_connections(1)
+                    .after_connect(move |connection, _| {
+                        let pragmas = pragmas.clone();
+                        Box::pin(async move {
+                            sqlx::Executor::execute(connection, pragmas.as_str()).await?;
+                            Ok(())
+                        })
                     })
-                })
             }
             None => options.max_connections(16),
         }
@@ -279,11 +284,23 @@ impl Store {
         .bind(&entry.message)
         .bind(&entry.privacy_notice)
         .bind(entry.created_at)
-        .execute(&self.pool)
-        .await;
+        .execute(&self.pool);
+        // A database that went down since the last sign-up: the pool would try to
+        // reconnect until its timeout. A connection of our own says at once.
+        let mut done = std::pin::pin!(done);
+        let done = tokio::select! {
+            done = &mut done => done,
+            () = tokio::time::sleep(PROBE_AFTER) => match self.probe().await {
+                Ok(()) => done.await,
+                Err(reason) => {
+                    self.down(&reason);
+                    return Err(StoreError::Unreachable(reason));
+                }
+            },
+        };
         match done {
             Ok(done) if done.rows_affected() == 1 => {
-                *self.outage.lock().expect("not poisoned") = None;
+                *self.outage() = None;
                 Ok(())
             }
             Ok(done) => Err(StoreError::NotStored(done.rows_affected())),
@@ -299,7 +316,7 @@ impl Store {
     /// `Err` at once while the database is known to be down, unless it is time to try
     /// it again and it answers.
     async fn reachable(&self) -> Result<(), StoreError> {
-        let known = self.outage.lock().expect("not poisoned").clone();
+        let known = self.outage().clone();
         let Some((since, reason)) = known else {
             return Ok(());
         };
@@ -308,7 +325,7 @@ impl Store {
         }
         match self.probe().await {
             Ok(()) => {
-                *self.outage.lock().expect("not poisoned") = None;
+                *self.outage() = None;
                 Ok(())
             }
             Err(reason) => {
@@ -318,8 +335,16 @@ impl Store {
         }
     }
 
+    /// The outage record (a panic elsewhere while it was held leaves it usable: it is a
+    /// time and a reason, never half written).
+    fn outage(&self) -> std::sync::MutexGuard<'_, Option<(Instant, String)>> {
+        self.outage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn down(&self, reason: &str) {
-        *self.outage.lock().expect("not poisoned") = Some((Instant::now(), reason.to_owned()));
+        *self.outage() = Some((Instant::now(), reason.to_owned()));
     }
 
     /// A connection of its own, for the reason a database cannot be reached (the pool

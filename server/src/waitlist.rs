@@ -320,14 +320,18 @@ impl<S: Send + Sync> FromRequest<S> for SignUp {
     }
 }
 
-/// What reading a body failed on: its size, its deadline, or the connection.
+/// What reading a body failed on: its size, its deadline (or the connection's idle
+/// timeout), or the connection.
 fn body_refusal(error: &axum::Error) -> Refusal {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = cause {
         if e.is::<http_body_util::LengthLimitError>() {
             return Refusal::TooLarge;
         }
-        if e.is::<tower_http::timeout::TimeoutError>() {
+        let idle = e
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut);
+        if idle || e.is::<tower_http::timeout::TimeoutError>() {
             return Refusal::TooSlow;
         }
         cause = e.source();
@@ -351,12 +355,19 @@ pub struct Client(IpAddr);
 impl FromRequestParts<Waitlist> for Client {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, waitlist: &Waitlist) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        waitlist: &Waitlist,
+    ) -> Result<Self, Self::Rejection> {
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map_or(IpAddr::from(Ipv6Addr::UNSPECIFIED), |c| c.0.ip());
-        Ok(client(&parts.headers, peer, waitlist.settings.trusted_proxies))
+        Ok(client(
+            &parts.headers,
+            peer,
+            waitlist.settings.trusted_proxies,
+        ))
     }
 }
 
@@ -392,7 +403,7 @@ fn client(headers: &HeaderMap, peer: IpAddr, trusted: usize) -> Client {
             let [a, b, c, d, ..] = v6.segments();
             IpAddr::V6(Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
         }
-        v4 => v4,
+        v4 @ IpAddr::V4(_) => v4,
     })
 }
 
@@ -430,7 +441,11 @@ fn own_origin(headers: &HeaderMap, behind_proxy: bool) -> Option<String> {
 }
 
 fn from_own_site(headers: &HeaderMap, own: Option<&str>, allowed: &[String]) -> bool {
-    let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
     let welcome = |origin: &str| Some(origin) == own || allowed.iter().any(|a| a == origin);
     if let Some(origin) = text(header::ORIGIN) {
         return welcome(&origin.to_ascii_lowercase());
@@ -472,9 +487,18 @@ mod tests {
             from_own_site(&h, own_origin(&h, false).as_deref(), &allowed)
         };
         assert!(check(&[]), "no browser");
-        assert!(check(&[("host", "a.test:8080"), ("origin", "http://a.test:8080")]));
-        assert!(check(&[("host", "a.test"), ("origin", "https://site.test")]));
-        assert!(!check(&[("host", "a.test"), ("origin", "https://evil.test")]));
+        assert!(check(&[
+            ("host", "a.test:8080"),
+            ("origin", "http://a.test:8080")
+        ]));
+        assert!(check(&[
+            ("host", "a.test"),
+            ("origin", "https://site.test")
+        ]));
+        assert!(!check(&[
+            ("host", "a.test"),
+            ("origin", "https://evil.test")
+        ]));
         assert!(!check(&[("host", "a.test"), ("origin", "null")]));
         assert!(
             !check(&[("host", "a.test:8080"), ("origin", "https://a.test:8080")]),
@@ -482,11 +506,23 @@ mod tests {
         );
         assert!(!check(&[("sec-fetch-site", "cross-site")]));
         assert!(check(&[("sec-fetch-site", "same-origin")]));
-        assert!(check(&[("host", "a.test"), ("referer", "http://a.test/contact")]));
-        assert!(!check(&[("host", "a.test"), ("referer", "https://evil.test/a.test")]));
-        assert!(!check(&[("host", "a.test"), ("referer", "http://evil.test@a.test/")]));
+        assert!(check(&[
+            ("host", "a.test"),
+            ("referer", "http://a.test/contact")
+        ]));
+        assert!(!check(&[
+            ("host", "a.test"),
+            ("referer", "https://evil.test/a.test")
+        ]));
+        assert!(!check(&[
+            ("host", "a.test"),
+            ("referer", "http://evil.test@a.test/")
+        ]));
         assert!(!check(&[("host", "a.test"), ("referer", "nonsense")]));
-        assert!(check(&[("host", "a.test"), ("referer", "https://site.test/x?y")]));
+        assert!(check(&[
+            ("host", "a.test"),
+            ("referer", "https://site.test/x?y")
+        ]));
     }
 
     #[test]
@@ -523,7 +559,11 @@ mod tests {
         assert_eq!(client(&h, peer, 0), Client(peer), "not trusted by default");
         assert_eq!(client(&h, peer, 1), ip("2.2.2.2"));
         assert_eq!(client(&h, peer, 2), ip("1.1.1.1"));
-        assert_eq!(client(&h, peer, 3), ip("1.1.1.1"), "fewer entries than proxies");
+        assert_eq!(
+            client(&h, peer, 3),
+            ip("1.1.1.1"),
+            "fewer entries than proxies"
+        );
         assert_eq!(client(&HeaderMap::new(), peer, 1), Client(peer));
         // A client's own line first, the proxy's after: one list, read from the right.
         let two_lines = headers(&[

@@ -213,6 +213,36 @@ fn conditional_requests_get_304() {
 }
 
 #[test]
+fn a_304_varies_with_the_encoding_as_its_200_does() {
+    for accept in ["Accept-Encoding: br", "Accept-Encoding: gzip", ""] {
+        let first = get("/assets/app-Ab12.js", accept);
+        let etag = first.header("etag").unwrap().to_owned();
+        let extra = [accept, &format!("If-None-Match: {etag}")].join("\r\n");
+        let again = get("/assets/app-Ab12.js", extra.trim_start_matches("\r\n"));
+        assert_eq!(again.status, 304);
+        assert_eq!(again.header("vary"), Some("accept-encoding"), "{accept:?}");
+    }
+}
+
+#[test]
+fn the_404_page_is_never_a_304_or_a_part() {
+    let page = get("/404.html", "");
+    let etag = page.header("etag").expect("an ETag").to_owned();
+    let modified = page.header("last-modified").unwrap().to_owned();
+    for extra in [
+        format!("If-None-Match: {etag}"),
+        format!("If-Modified-Since: {modified}"),
+        "Range: bytes=0-9".to_owned(),
+        format!("Range: bytes=0-9\r\nIf-Range: {etag}"),
+    ] {
+        let missing = get("/no-such-page", &extra);
+        assert_eq!(missing.status, 404, "{extra}");
+        assert_eq!(missing.header("content-range"), None, "{extra}");
+        assert_eq!(missing.body, page.body, "the whole page: {extra}");
+    }
+}
+
+#[test]
 fn assets_are_immutable_only_when_they_exist_and_pages_are_no_cache() {
     assert_eq!(
         get("/assets/app-Ab12.js", "").header("cache-control"),

@@ -5,9 +5,7 @@
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use futures_util::TryStreamExt;
 use lathe_site::Site;
@@ -15,68 +13,9 @@ use lathe_site::store::{Entry, Location, Store};
 use lathe_site::waitlist::{Settings, Waitlist};
 
 mod common;
-use common::{Reply, fixture, send_bytes, send_to};
-
-const NOTICE: &str = "2026-11-22";
-
-/// A fresh SQLite file's location, unique to the call.
-fn sqlite() -> Location {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let file = std::env::temp_dir().join(format!(
-        "lathe-waitlist-{}-{}.db",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-    }
-    file.display().to_string().parse().unwrap()
-}
-
-/// A PostgreSQL cluster of the test's own, stopped and removed when dropped.
-struct Postgres {
-    dir: PathBuf,
-    location: Location,
-}
-
-impl Postgres {
-    fn start() -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        // Under /tmp itself: as root, the cluster runs as `postgres`, which must reach it.
-        let dir = PathBuf::from(format!(
-            "/tmp/lathe-pg-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let out = script()
-            .args(["start", dir.to_str().unwrap(), "fsync=off"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "scripts/postgres.sh start failed (make setup installs PostgreSQL):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let url = String::from_utf8(out.stdout).unwrap();
-        Self {
-            dir,
-            location: url.trim().parse().unwrap(),
-        }
-    }
-}
-
-impl Drop for Postgres {
-    fn drop(&mut self) {
-        let _ = script().args(["stop", self.dir.to_str().unwrap()]).status();
-    }
-}
-
-fn script() -> Command {
-    Command::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../scripts/postgres.sh"
-    ))
-}
+use common::{
+    NOTICE, Postgres, Reply, error, fixture, json, post, post_with, send_to, sign_up, sqlite,
+};
 
 /// The site, collecting into `location`, on an ephemeral loopback port.
 fn collecting(location: &Location, settings: Settings) -> SocketAddr {
@@ -104,57 +43,6 @@ fn stored(location: &Location) -> Vec<Entry> {
         store.close().await;
         entries
     })
-}
-
-/// Posts `body` with `headers` (each a whole line).
-fn post_with(address: SocketAddr, headers: &[&str], body: &[u8]) -> Reply {
-    let mut request = format!(
-        "POST /api/waitlist HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for header in headers {
-        request.push_str(header);
-        request.push_str("\r\n");
-    }
-    request.push_str("\r\n");
-    let mut bytes = request.into_bytes();
-    bytes.extend_from_slice(body);
-    send_bytes(address, &bytes)
-}
-
-/// Posts JSON as the site's own page does.
-fn post(address: SocketAddr, body: &str) -> Reply {
-    post_with(
-        address,
-        &[
-            "Content-Type: application/json",
-            &format!("Origin: http://{address}"),
-            "Sec-Fetch-Site: same-origin",
-        ],
-        body.as_bytes(),
-    )
-}
-
-fn sign_up(email: &str) -> String {
-    serde_json::json!({
-        "name": "Ada Lovelace",
-        "email": email,
-        "company": "Analytical Engines",
-        "role": "CTO",
-        "interest": "enterprise",
-        "message": "A booking app, please.",
-        "privacyNotice": NOTICE,
-    })
-    .to_string()
-}
-
-fn json(reply: &Reply) -> serde_json::Value {
-    serde_json::from_slice(&reply.body)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&reply.body)))
-}
-
-fn error(reply: &Reply) -> String {
-    json(reply)["error"].as_str().unwrap_or_default().to_owned()
 }
 
 /// A sign-up lands as a row. The same address again (in another case, or another Unicode
@@ -198,7 +86,10 @@ fn signs_up_and_repeats(location: &Location) {
     let second = post(address, &again.to_string());
     let fresh = post(address, &sign_up("someone.new@example.com"));
     assert_eq!(second.status, fresh.status);
-    assert_eq!(second.body, fresh.body, "a repeat is answered as a new sign-up");
+    assert_eq!(
+        second.body, fresh.body,
+        "a repeat is answered as a new sign-up"
+    );
     let headers = |reply: &Reply| {
         reply
             .headers
@@ -545,7 +436,8 @@ fn a_visitor_who_mistypes_is_not_locked_out() {
             ..Settings::default()
         },
     );
-    let mut honeypot: serde_json::Value = serde_json::from_str(&sign_up("bot@example.com")).unwrap();
+    let mut honeypot: serde_json::Value =
+        serde_json::from_str(&sign_up("bot@example.com")).unwrap();
     honeypot["website"] = "https://spam.example".into();
     for _ in 0..5 {
         assert_eq!(post(address, &sign_up("ada@example")).status, 422);

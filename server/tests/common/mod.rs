@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use lathe_site::Site;
+use lathe_site::store::Location;
 
 const HEADERS: &str = "# The site's headers (a comment: the old server failed every request on one)
 /*
@@ -147,4 +151,153 @@ pub fn send_bytes(address: SocketAddr, request: &[u8]) -> Reply {
         headers,
         body: raw[split + 4..].to_vec(),
     }
+}
+
+/// A fresh SQLite file's location, unique to the call.
+pub fn sqlite() -> Location {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let file = std::env::temp_dir().join(format!(
+        "lathe-waitlist-{}-{}.db",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+    file.display().to_string().parse().unwrap()
+}
+
+/// A PostgreSQL cluster of the test's own, stopped and removed when dropped.
+pub struct Postgres {
+    pub dir: PathBuf,
+    pub location: Location,
+}
+
+impl Postgres {
+    /// A cluster for tests that need speed over durability (fsync off).
+    pub fn start() -> Self {
+        Self::start_with(&["fsync=off"])
+    }
+
+    /// A cluster as PostgreSQL runs by default: every commit on the disk.
+    pub fn start_durable() -> Self {
+        Self::start_with(&[])
+    }
+
+    fn start_with(settings: &[&str]) -> Self {
+        static N: AtomicU32 = AtomicU32::new(0);
+        // Under /tmp itself: as root, the cluster runs as `postgres`, which must reach it.
+        let dir = PathBuf::from(format!(
+            "/tmp/lathe-pg-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let out = script()
+            .args(["start", dir.to_str().unwrap()])
+            .args(settings)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "scripts/postgres.sh start failed (make setup installs PostgreSQL):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let url = String::from_utf8(out.stdout).unwrap();
+        Self {
+            dir,
+            location: url.trim().parse().unwrap(),
+        }
+    }
+}
+
+impl Postgres {
+    fn run(&self, command: &str) {
+        let status = script()
+            .args([command, self.dir.to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "scripts/postgres.sh {command}");
+    }
+
+    /// Restarts the server (`pg_ctl restart -m fast`): every session is ended.
+    pub fn restart(&self) {
+        self.run("restart");
+    }
+
+    /// Stops the server, keeping its data, until [`Postgres::resume`].
+    pub fn stop(&self) {
+        self.run("pause");
+    }
+
+    /// Starts the server again after [`Postgres::stop`], on the same port.
+    pub fn resume(&self) {
+        self.run("resume");
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let _ = script().args(["stop", self.dir.to_str().unwrap()]).status();
+    }
+}
+
+pub fn script() -> Command {
+    Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/postgres.sh"
+    ))
+}
+
+/// The privacy notice version the tests sign up with.
+pub const NOTICE: &str = "2026-11-22";
+
+/// Posts `body` with `headers` (each a whole line).
+pub fn post_with(address: SocketAddr, headers: &[&str], body: &[u8]) -> Reply {
+    let mut request = format!(
+        "POST /api/waitlist HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for header in headers {
+        request.push_str(header);
+        request.push_str("\r\n");
+    }
+    request.push_str("\r\n");
+    let mut bytes = request.into_bytes();
+    bytes.extend_from_slice(body);
+    send_bytes(address, &bytes)
+}
+
+/// Posts JSON as the site's own page does.
+pub fn post(address: SocketAddr, body: &str) -> Reply {
+    post_with(
+        address,
+        &[
+            "Content-Type: application/json",
+            &format!("Origin: http://{address}"),
+            "Sec-Fetch-Site: same-origin",
+        ],
+        body.as_bytes(),
+    )
+}
+
+pub fn sign_up(email: &str) -> String {
+    serde_json::json!({
+        "name": "Ada Lovelace",
+        "email": email,
+        "company": "Analytical Engines",
+        "role": "CTO",
+        "interest": "enterprise",
+        "message": "A booking app, please.",
+        "privacyNotice": NOTICE,
+    })
+    .to_string()
+}
+
+pub fn json(reply: &Reply) -> serde_json::Value {
+    serde_json::from_slice(&reply.body)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&reply.body)))
+}
+
+pub fn error(reply: &Reply) -> String {
+    json(reply)["error"].as_str().unwrap_or_default().to_owned()
 }
