@@ -50,7 +50,7 @@ const results = {
   background: {},
   form: {},
   servers: { lines: [], memory: {} },
-  signUps: { lines: [], stored: {} },
+  signUps: { lines: [], stored: {}, walBytes: 0 },
 };
 
 // Lighthouse, one fresh Chromium per run.
@@ -317,6 +317,7 @@ function report({ lighthouse: lh, sizes, background: bg, renderers, form, server
       ([backend, { answered, rows }]) =>
         `${backend}: ${String(rows)} rows for ${String(answered)} answered sign-ups${rows >= answered ? " (the rest were under way when wrk stopped)" : " - SIGN-UPS LOST"}`,
     ),
+    `SQLite's write-ahead log at its largest during the run: ${String(signUps.walBytes)} bytes (bound: about 4,200,000; README, "Collecting sign-ups")`,
   ];
   return lines.join("\n");
 }

@@ -4,7 +4,7 @@
 // durable settings), at 10 and 100 connections. After each backend, the rows are counted
 // with the owner's tool: every 2xx answer must be a stored row.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseWrk } from "./wrk.mjs";
@@ -14,12 +14,14 @@ import { parseWrk } from "./wrk.mjs";
  * @returns {Promise<{
  *   lines: Array<{ backend: string, connections: number, rps: number, p99Ms: number, requests: number, refused: number }>,
  *   stored: Record<string, { answered: number, rows: number }>,
+ *   walBytes: number,
  * }>}
  */
 export async function benchSignUps({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
   const lines = [];
   const stored = {};
+  let largestWal = 0;
   const folder = mkdtempSync(join(tmpdir(), "lathe-bench-"));
   const pgDir = `/tmp/lathe-pg-bench-${String(process.pid)}`;
   try {
@@ -42,9 +44,21 @@ export async function benchSignUps({ root, dist, waitFor }) {
       );
       try {
         await waitFor(`http://127.0.0.1:${String(port)}/`);
+        // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
+        let walBytes = 0;
+        const wal = backend === "SQLite" ? `${database}-wal` : undefined;
+        const sampler = wal
+          ? setInterval(() => {
+              try {
+                walBytes = Math.max(walBytes, statSync(wal).size);
+              } catch {
+                // Not there yet.
+              }
+            }, 20)
+          : undefined;
         let answered = 0;
         for (const connections of [10, 100]) {
-          const run = wrkPost(
+          const run = await wrkPost(
             `http://127.0.0.1:${String(port)}`,
             connections,
             `${backend}-${String(connections)}`,
@@ -53,6 +67,8 @@ export async function benchSignUps({ root, dist, waitFor }) {
           answered += run.requests - run.refused;
           lines.push({ backend, connections, ...run });
         }
+        clearInterval(sampler);
+        if (wal) largestWal = walBytes;
         const rows = Number(
           execFileSync(binary, ["waitlist", "--database", database, "count"], { encoding: "utf8" }),
         );
@@ -65,19 +81,26 @@ export async function benchSignUps({ root, dist, waitFor }) {
     execFileSync(join(root, "scripts/postgres.sh"), ["stop", pgDir]);
     rmSync(folder, { recursive: true, force: true });
   }
-  return { lines, stored };
+  return { lines, stored, walBytes: largestWal };
 }
 
-/** wrk posting new sign-ups for 5 s: requests/s, p99 ms, and how many were refused. */
+/**
+ * wrk posting new sign-ups for 5 s: requests/s, p99 ms, and how many were refused. Run
+ * without blocking the event loop, so that the WAL sampler keeps running.
+ */
 function wrkPost(origin, connections, label, root) {
-  const out = execFileSync(
-    "wrk",
-    [
+  return new Promise((resolve, reject) => {
+    const wrk = spawn("wrk", [
       ...["-t2", `-c${String(connections)}`, "-d5s", "--latency"],
       ...["-s", join(root, "bench/signup.lua"), origin, "--", label],
-    ],
-    { encoding: "utf8" },
-  );
-  const { rps, p99Ms, requests, refused } = parseWrk(out);
-  return { rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)), requests, refused };
+    ]);
+    let out = "";
+    wrk.stdout.on("data", (chunk) => (out += String(chunk)));
+    wrk.on("error", reject);
+    wrk.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`wrk exited with ${String(code)}`));
+      const { rps, p99Ms, requests, refused } = parseWrk(out);
+      resolve({ rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)), requests, refused });
+    });
+  });
 }

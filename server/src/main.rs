@@ -54,7 +54,7 @@ enum Command {
         /// Behind a proxy that appends the client's address to X-Forwarded-For and says
         /// its scheme in X-Forwarded-Proto, such as deploy/nginx/lathe-proxy.conf: count
         /// sign-ups against the client it names, and take its scheme as the site's.
-        #[arg(long, env = "LATHE_BEHIND_PROXY")]
+        #[arg(long, env = "LATHE_BEHIND_PROXY", value_parser = clap::builder::BoolishValueParser::new())]
         behind_proxy: bool,
         /// With --behind-proxy: how many proxies append to X-Forwarded-For (a CDN in front
         /// of nginx makes 2). The client is that many entries from the right; what a client

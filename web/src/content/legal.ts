@@ -81,6 +81,7 @@ export const gdpr: LegalDocument = {
           ],
         },
         "After these periods we delete the data or make it anonymous.",
+        "If the waitlist form is sent again with an email address already on the waitlist, the entry stays as it was first sent: we keep only the fact that the address was given again, and when. Nothing in the form's answer tells anyone whether an address was already there.",
       ],
     },
     {
