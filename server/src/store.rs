@@ -213,12 +213,8 @@ impl Store {
     async fn open_with(location: &Location, max_pages: Option<u32>) -> Result<Self, sqlx::Error> {
         install_default_drivers();
         let pragmas = (location.backend == Backend::Sqlite).then(|| sqlite_pragmas(max_pages));
-        // One connection first, outside the pool: a pool retries a connection that fails
-        // until its timeout, then says only that it timed out.
-        let mut first = AnyConnection::connect(&location.url).await?;
-        if let Some(pragmas) = &pragmas {
-            sqlx::Executor::execute(&mut first, pragmas.as_str()).await?;
-        }
+        // One connection first, outside the pool, so that a failure says why at once.
+        let mut first = connect_direct(location, pragmas.as_deref()).await?;
         MIGRATOR.run_direct(&mut first).await?;
         first.close().await?;
 
@@ -351,11 +347,10 @@ impl Store {
     /// would say only that it timed out).
     async fn probe(&self) -> Result<(), String> {
         let attempt = async {
-            let mut connection = AnyConnection::connect(&self.location.url).await?;
-            if let Some(pragmas) = &self.pragmas {
-                sqlx::Executor::execute(&mut connection, pragmas.as_str()).await?;
-            }
-            connection.close().await
+            connect_direct(&self.location, self.pragmas.as_deref())
+                .await?
+                .close()
+                .await
         };
         match tokio::time::timeout(PROBE_TIMEOUT, attempt).await {
             Ok(Ok(())) => Ok(()),
@@ -416,6 +411,19 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// A connection outside the pool, set up as the pool's are: its error is the database's
+/// own (a pool retries a failing connection until its timeout, then says only that).
+async fn connect_direct(
+    location: &Location,
+    pragmas: Option<&str>,
+) -> Result<AnyConnection, sqlx::Error> {
+    let mut connection = AnyConnection::connect(&location.url).await?;
+    if let Some(pragmas) = pragmas {
+        sqlx::Executor::execute(&mut connection, pragmas).await?;
+    }
+    Ok(connection)
 }
 
 /// Whether `e` says that no connection could be had, rather than that a statement failed.

@@ -50,7 +50,9 @@ pub struct Settings {
     /// `$proxy_add_x_forwarded_for` is one); 0 when clients connect directly, and the
     /// header, which anyone can send, is ignored.
     pub trusted_proxies: usize,
-    /// How long a sign-up's body may take to arrive, whole.
+    /// How long a sign-up's body may take to arrive, whole (408 after). A limit on the
+    /// connection, kept here because only this endpoint reads a body; the others are in
+    /// [`crate::connection::Limits`].
     pub body_timeout: Duration,
 }
 

@@ -14,7 +14,8 @@ use lathe_site::waitlist::{Settings, Waitlist};
 
 mod common;
 use common::{
-    NOTICE, Postgres, Reply, error, fixture, json, post, post_with, send_to, sign_up, sqlite,
+    NOTICE, Postgres, Reply, error, fixture, json, post, post_with, send_to, sign_up, sign_up_with,
+    sqlite,
 };
 
 /// The site, collecting into `location`, on an ephemeral loopback port.
@@ -345,14 +346,15 @@ fn the_rules_and_their_messages_are_the_cores() {
 fn the_honeypot_is_answered_as_a_success_and_stores_nothing() {
     let location = sqlite();
     let address = collecting(&location, unlimited());
-    let mut body: serde_json::Value = serde_json::from_str(&sign_up("bot@example.com")).unwrap();
-    body["website"] = "https://spam.example".into();
-    let reply = post(address, &body.to_string());
+    let reply = post(
+        address,
+        &sign_up_with("bot@example.com", "website", "https://spam.example"),
+    );
     assert_eq!(reply.status, 201);
     assert_eq!(json(&reply)["status"], "added");
     assert!(stored(&location).is_empty());
-    body["website"] = "".into();
-    assert_eq!(post(address, &body.to_string()).status, 201);
+    let person = sign_up_with("bot@example.com", "website", "");
+    assert_eq!(post(address, &person).status, 201);
     assert_eq!(stored(&location).len(), 1, "an empty honeypot is a person");
 }
 
@@ -436,13 +438,11 @@ fn a_visitor_who_mistypes_is_not_locked_out() {
             ..Settings::default()
         },
     );
-    let mut honeypot: serde_json::Value =
-        serde_json::from_str(&sign_up("bot@example.com")).unwrap();
-    honeypot["website"] = "https://spam.example".into();
+    let honeypot = sign_up_with("bot@example.com", "website", "https://spam.example");
     for _ in 0..5 {
         assert_eq!(post(address, &sign_up("ada@example")).status, 422);
         assert_eq!(post(address, "{").status, 400);
-        assert_eq!(post(address, &honeypot.to_string()).status, 201);
+        assert_eq!(post(address, &honeypot).status, 201);
     }
     for n in 0..5 {
         let reply = post(address, &sign_up(&format!("ada{n}@example.com")));
@@ -553,9 +553,12 @@ fn the_owner_exports_shows_and_erases_entries() {
     for email in ["ada@example.com", "grace@example.com"] {
         assert_eq!(post(address, &sign_up(email)).status, 201);
     }
-    let mut body: serde_json::Value = serde_json::from_str(&sign_up("eve@example.com")).unwrap();
-    body["name"] = "=HYPERLINK(\"https://evil.example\")".into();
-    assert_eq!(post(address, &body.to_string()).status, 201);
+    let formula = sign_up_with(
+        "eve@example.com",
+        "name",
+        "=HYPERLINK(\"https://evil.example\")",
+    );
+    assert_eq!(post(address, &formula).status, 201);
 
     let (ok, csv, _) = owner(&location, &["export"]);
     assert!(ok);

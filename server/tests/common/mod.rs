@@ -28,7 +28,7 @@ const HEADERS: &str = "# The site's headers (a comment: the old server failed ev
 pub fn fixture() -> &'static Path {
     static DIST: OnceLock<PathBuf> = OnceLock::new();
     DIST.get_or_init(|| {
-        let dist = std::env::temp_dir().join(format!("lathe-site-test-{}", std::process::id()));
+        let dist = scratch(&format!("site-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dist);
         std::fs::create_dir_all(dist.join("contact")).unwrap();
         std::fs::create_dir_all(dist.join("assets")).unwrap();
@@ -153,18 +153,67 @@ pub fn send_bytes(address: SocketAddr, request: &[u8]) -> Reply {
     }
 }
 
-/// A fresh SQLite file's location, unique to the call.
-pub fn sqlite() -> Location {
+/// A path for `name` in Cargo's scratch folder for integration tests (under `target/`),
+/// where what one test run leaves is removed by the next: the files and folders of
+/// processes that have ended (their names end in `-PID` or `-PID-N.db`).
+fn scratch(name: &str) -> PathBuf {
+    static SWEPT: OnceLock<()> = OnceLock::new();
+    let folder = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    SWEPT.get_or_init(|| {
+        for leftover in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            let name = leftover.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .split(['-', '.'])
+                .find_map(|part| part.parse::<u32>().ok());
+            if let Some(pid) = pid
+                && pid != std::process::id()
+                && !Path::new(&format!("/proc/{pid}")).exists()
+            {
+                let path = leftover.path();
+                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            }
+        }
+    });
+    folder.join(name)
+}
+
+/// A fresh SQLite database, unique to the call, removed (with its write-ahead log) when
+/// dropped; it derefs to its [`Location`].
+pub struct Sqlite {
+    location: Location,
+    file: PathBuf,
+}
+
+impl std::ops::Deref for Sqlite {
+    type Target = Location;
+
+    fn deref(&self) -> &Location {
+        &self.location
+    }
+}
+
+impl Drop for Sqlite {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.file.display()));
+        }
+    }
+}
+
+pub fn sqlite() -> Sqlite {
     static N: AtomicU32 = AtomicU32::new(0);
-    let file = std::env::temp_dir().join(format!(
-        "lathe-waitlist-{}-{}.db",
+    let file = scratch(&format!(
+        "waitlist-{}-{}.db",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
     }
-    file.display().to_string().parse().unwrap()
+    Sqlite {
+        location: file.display().to_string().parse().unwrap(),
+        file,
+    }
 }
 
 /// A PostgreSQL cluster of the test's own, stopped and removed when dropped.
@@ -291,6 +340,13 @@ pub fn sign_up(email: &str) -> String {
         "privacyNotice": NOTICE,
     })
     .to_string()
+}
+
+/// [`sign_up`] for `email`, with one field set to `value`.
+pub fn sign_up_with(email: &str, field: &str, value: &str) -> String {
+    let mut body: serde_json::Value = serde_json::from_str(&sign_up(email)).unwrap();
+    body[field] = value.into();
+    body.to_string()
 }
 
 pub fn json(reply: &Reply) -> serde_json::Value {
