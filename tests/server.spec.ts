@@ -91,4 +91,24 @@ test.describe("the server", () => {
       expect(again.status()).toBe(304);
     },
   );
+
+  test(
+    "the 404 page is an error's body: whole, without validators or ranges",
+    { tag: "@deploy" },
+    async ({ request }) => {
+      const page = await request.get("/no-such-page");
+      expect(page.status()).toBe(404);
+      for (const offer of ["etag", "last-modified", "accept-ranges"]) {
+        expect(page.headers()[offer], offer).toBeUndefined();
+      }
+      const body = await page.body();
+      const etag = (await request.get("/404.html")).headers().etag ?? '"x"';
+      for (const headers of [{ "If-None-Match": etag }, { Range: "bytes=0-9" }]) {
+        const again = await request.get("/no-such-page", { headers });
+        expect(again.status()).toBe(404);
+        expect(again.headers()["content-range"]).toBeUndefined();
+        expect((await again.body()).equals(body)).toBe(true);
+      }
+    },
+  );
 });

@@ -132,7 +132,8 @@ impl Site {
                 .map_request(|mut request: Request| {
                     *request.uri_mut() = Uri::from_static("/404.html");
                     // The 404 page is an error's body, not a resource of its own: no
-                    // 304 for it, and no part of it.
+                    // 304 for it, and no part of it (nor validators or ranges offered,
+                    // below).
                     for name in [
                         header::IF_NONE_MATCH,
                         header::IF_MODIFIED_SINCE,
@@ -145,7 +146,13 @@ impl Site {
                     }
                     request
                 })
-                .map_response(IntoResponse::into_response),
+                .map_response(|response| {
+                    let mut response = response.into_response();
+                    for name in [header::ETAG, header::LAST_MODIFIED, header::ACCEPT_RANGES] {
+                        response.headers_mut().remove(name);
+                    }
+                    response
+                }),
         );
         let files = serve()
             .precompressed_gzip()

@@ -239,6 +239,10 @@ fn the_404_page_is_never_a_304_or_a_part() {
         assert_eq!(missing.status, 404, "{extra}");
         assert_eq!(missing.header("content-range"), None, "{extra}");
         assert_eq!(missing.body, page.body, "the whole page: {extra}");
+        // Nor does it offer what it will not honour (REDbot warns of each otherwise).
+        for offer in ["etag", "last-modified", "accept-ranges"] {
+            assert_eq!(missing.header(offer), None, "{offer}: {extra}");
+        }
     }
 }
 
