@@ -103,7 +103,11 @@ test.describe("the server", () => {
       }
       const body = await page.body();
       const etag = (await request.get("/404.html")).headers().etag ?? '"x"';
-      for (const headers of [{ "If-None-Match": etag }, { Range: "bytes=0-9" }]) {
+      const conditionals: Record<string, string>[] = [
+        { "If-None-Match": etag },
+        { Range: "bytes=0-9" },
+      ];
+      for (const headers of conditionals) {
         const again = await request.get("/no-such-page", { headers });
         expect(again.status()).toBe(404);
         expect(again.headers()["content-range"]).toBeUndefined();
