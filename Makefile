@@ -110,7 +110,7 @@ test-wasm: | setup ## The wasm boundary in headless Chromium and Firefox
 test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web
 
-test-package: pkg/package.json | setup ## The packed lathe-core installed into consumer projects (Node, Vitest, esbuild, webpack, Vite, Next.js), publint, attw, types, README examples
+test-package: pkg/package.json | setup ## The packed lathe-core installed into consumer projects (Node, Vitest, Jest, esbuild, webpack, Vite, Next.js, TypeScript 4.9 and 6), publint, attw, types, README examples
 	node tests/consumers/run.mjs
 
 test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every built page (both builds): no error

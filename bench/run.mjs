@@ -19,7 +19,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
-import { benchRenderers } from "./renderers.mjs";
+import { benchPainter } from "./painter.mjs";
 import { benchSignUps } from "./signups.mjs";
 import { parseWrk } from "./wrk.mjs";
 
@@ -182,7 +182,7 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
     coreStartupMs: Number(startup.toFixed(1)),
   };
 }
-results.renderers = await benchRenderers(browser, origin, dist);
+results.painter = await benchPainter(browser, origin, dist);
 
 // The form with a 1 MB message pasted in: the input event, then a validating submit.
 {
@@ -267,7 +267,7 @@ writeMeasurements(results, table);
 console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
 server.kill();
 
-function report({ lighthouse: lh, sizes, background: bg, renderers, form, servers, signUps }) {
+function report({ lighthouse: lh, sizes, background: bg, painter, form, servers, signUps }) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
     "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile, every route: FCP <= 800 ms, LCP <= 1000 ms)",
@@ -287,12 +287,11 @@ function report({ lighthouse: lh, sizes, background: bg, renderers, form, server
     `  step, 25 shapes              ${pad(bg.stepMicroseconds, 7)} µs`,
     `  frame (step + draw), median  ${pad(bg.frameMedianMs, 7)} ms   p95 ${String(bg.frameP95Ms)} ms over ${String(bg.frames)} frames (target p95 <= 0.5 ms)`,
     `  core start (fetch + instantiate), cold ${String(bg.coreStartupMs)} ms`,
-    "  the two renderers, 25 shapes on 1280 x 800 at DPR 1, step + draw (target p95 <= 0.3 ms):",
-    ...Object.entries(renderers).map(
+    "  the core's painter, 25 shapes on 1280 x 800 at DPR 1, step + draw (target p95 <= 0.3 ms):",
+    ...Object.entries(painter).map(
       ([name, r]) =>
-        `    ${name === "rust" ? "Rust (Background.attach + frame)      " : "JavaScript (the typed-array view)     "} median ${pad(r.medianMs, 6)} ms   p95 ${pad(r.p95Ms, 6)} ms`,
+        `    ${name === "faded" ? "faded behind the text column" : "at full ink everywhere      "}  median ${pad(r.medianMs, 6)} ms   p95 ${pad(r.p95Ms, 6)} ms`,
     ),
-    `    faster at p95 in this run: ${renderers.js.p95Ms < renderers.rust.p95Ms ? "JavaScript" : renderers.rust.p95Ms < renderers.js.p95Ms ? "Rust" : "neither"}; the site draws with JavaScript (README, "Decisions")`,
     "",
     `The form, ${form.pastedBytes.toLocaleString("en")} bytes pasted into the message`,
     `  input event (React + core)   ${pad(form.inputMs, 7)} ms   (a visible pause: ~100 ms)`,

@@ -14,8 +14,8 @@
 //   lathe-core/wake       wakeUps(): wakes a form at the times it asks for.
 //   lathe-core/constants.json  the constants, without any wasm.
 //
-// Every .d.ts says which TypeScript library it needs (`esnext.disposable`, for
-// `Symbol.dispose`), so the types check under `strict` with the default libraries. Each
+// Every .d.ts declares `Symbol.dispose` itself, so the types check under `strict` with the
+// default libraries, and with TypeScript 4.9. Each
 // entry's size is measured and written into the package's README.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,7 +28,23 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const from = join(root, ".tools", "pkg-build");
 const pkg = join(root, "pkg");
 const name = "lathe_core";
-const disposable = '/// <reference lib="esnext.disposable" />\n';
+/**
+ * `Symbol.dispose`, which the generated classes implement, and the `Disposable` that
+ * `using` needs, declared for TypeScript before 5.2 and for projects whose `lib` lacks
+ * `esnext.disposable`, as @types/node declares them (where the library has them too, the
+ * declarations merge).
+ */
+const disposable = [
+  "declare global {",
+  "  interface SymbolConstructor {",
+  "    readonly dispose: unique symbol;",
+  "  }",
+  "  interface Disposable {",
+  "    [Symbol.dispose](): void;",
+  "  }",
+  "}",
+  "",
+].join("\n");
 
 rmSync(pkg, { recursive: true, force: true });
 mkdirSync(pkg);
@@ -84,6 +100,18 @@ writeFileSync(
     `export { ${names.join(", ")} } from "./web/${name}.js";`,
   ].join("\n"),
 );
+// The glue's TextDecoder and TextEncoder, from where they are: the page's or Node's
+// globals, or, in a jsdom test environment (Jest's, what most React projects run), which
+// has neither, from Node's util module.
+const codec = join(from, "codec.js");
+writeFileSync(
+  codec,
+  [
+    `const util = globalThis.TextDecoder ? undefined : globalThis.process?.getBuiltinModule?.("node:util");`,
+    `export const TextDecoder = globalThis.TextDecoder ?? util?.TextDecoder;`,
+    `export const TextEncoder = globalThis.TextEncoder ?? util?.TextEncoder;`,
+  ].join("\n"),
+);
 for (const [format, file] of [
   ["esm", "index.js"],
   ["cjs", "index.cjs"],
@@ -91,6 +119,9 @@ for (const [format, file] of [
   await build({
     input: entry,
     output: { format, file: join(pkg, file) },
+    transform: {
+      inject: { TextDecoder: [codec, "TextDecoder"], TextEncoder: [codec, "TextEncoder"] },
+    },
     logLevel: "warn",
   });
   const code = readFileSync(join(pkg, file), "utf8");

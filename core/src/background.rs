@@ -7,6 +7,7 @@
 use std::mem::offset_of;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
@@ -69,15 +70,9 @@ impl std::str::FromStr for Variant {
 }
 
 /// A variant name that is neither `landing` nor `page`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[error("unknown variant: expected landing or page")]
 pub struct UnknownVariant;
-
-impl UnknownVariant {
-    /// What went wrong, as a constant.
-    pub const fn message(self) -> &'static str {
-        "unknown variant: expected landing or page"
-    }
-}
 
 /// The five shape types. Stored in [`Shape::kind`] as their index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -4,9 +4,8 @@
 //! milliseconds (any monotonic clock) and asks [`FormMachine::wake_at`] when to call
 //! [`FormMachine::tick`] next.
 
-use std::fmt;
-
 use serde::Serialize;
+use thiserror::Error;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
@@ -86,35 +85,30 @@ pub enum SubmitOutcome {
     Ignored,
 }
 
-/// A change the machine refuses. Both are the caller's mistake, not the visitor's.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A change the machine refuses. Each is the caller's mistake, not the visitor's.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum EditError {
-    /// Fields can be edited only while idle.
-    Busy(Phase),
+    /// Fields can be edited only while idle, not while submitting...
+    #[error("the form cannot be edited while it is submitting")]
+    Submitting,
+    /// ...nor while the thank-you panel is shown.
+    #[error("the form cannot be edited while the thank-you panel is shown")]
+    Submitted,
     /// The interest is not one of the five.
-    UnknownInterest(UnknownInterest),
+    #[error(transparent)]
+    UnknownInterest(#[from] UnknownInterest),
 }
 
 impl EditError {
-    /// What went wrong, as a constant.
-    pub const fn message(&self) -> &'static str {
-        match self {
-            EditError::Busy(Phase::Submitting) => {
-                "the form cannot be edited while it is submitting"
-            }
-            EditError::Busy(_) => "the form cannot be edited while the thank-you panel is shown",
-            EditError::UnknownInterest(e) => e.message(),
+    /// Why a form in `phase` cannot be edited, if it cannot.
+    const fn busy(phase: Phase) -> Option<EditError> {
+        match phase {
+            Phase::Idle => None,
+            Phase::Submitting => Some(EditError::Submitting),
+            Phase::Submitted => Some(EditError::Submitted),
         }
     }
 }
-
-impl fmt::Display for EditError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl std::error::Error for EditError {}
 
 /// Everything the form's UI renders, at one moment.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -267,10 +261,10 @@ impl FormMachine {
     /// Sets every value `update` holds, at once. Refused unless idle.
     ///
     /// # Errors
-    /// [`EditError::Busy`] unless idle; then nothing changes.
+    /// [`EditError::Submitting`] or [`EditError::Submitted`] unless idle; then nothing changes.
     pub fn update(&mut self, update: FormUpdate) -> Result<(), EditError> {
-        if self.phase != Phase::Idle {
-            return Err(EditError::Busy(self.phase));
+        if let Some(busy) = EditError::busy(self.phase) {
+            return Err(busy);
         }
         self.values.apply(update);
         Ok(())
@@ -279,11 +273,11 @@ impl FormMachine {
     /// Sets one text field, or the interest. Refused unless idle.
     ///
     /// # Errors
-    /// [`EditError::Busy`] unless idle; [`EditError::UnknownInterest`] for an interest
+    /// [`EditError::Submitting`] or [`EditError::Submitted`] unless idle; [`EditError::UnknownInterest`] for an interest
     /// that is not one of the five. Either way nothing changes.
     pub fn set(&mut self, field: Field, value: &str) -> Result<(), EditError> {
-        if self.phase != Phase::Idle {
-            return Err(EditError::Busy(self.phase));
+        if let Some(busy) = EditError::busy(self.phase) {
+            return Err(busy);
         }
         let slot = match field {
             Field::Name => &mut self.values.name,
@@ -292,9 +286,7 @@ impl FormMachine {
             Field::Role => &mut self.values.role,
             Field::Message => &mut self.values.message,
             Field::Interest => {
-                self.values.interest = value
-                    .parse::<Interest>()
-                    .map_err(EditError::UnknownInterest)?;
+                self.values.interest = value.parse::<Interest>()?;
                 return Ok(());
             }
         };
@@ -531,13 +523,10 @@ mod tests {
     fn edits_are_refused_while_busy_and_change_nothing() {
         let mut form = filled();
         form.submit(0.0);
-        assert_eq!(
-            form.set(Field::Name, "Eve"),
-            Err(EditError::Busy(Phase::Submitting))
-        );
+        assert_eq!(form.set(Field::Name, "Eve"), Err(EditError::Submitting));
         form.tick(2000.0);
         let err = form.set(Field::Message, "x").unwrap_err();
-        assert_eq!(err, EditError::Busy(Phase::Submitted));
+        assert_eq!(err, EditError::Submitted);
         assert_eq!(
             err.to_string(),
             "the form cannot be edited while the thank-you panel is shown"
@@ -555,7 +544,7 @@ mod tests {
             name: Some("Eve".into()),
             ..FormUpdate::default()
         });
-        assert_eq!(busy, Err(EditError::Busy(Phase::Submitting)));
+        assert_eq!(busy, Err(EditError::Submitting));
         assert_eq!(form.values().name, "Ada");
     }
 

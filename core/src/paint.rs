@@ -1,7 +1,12 @@
 //! How the background's shapes are drawn, as plain data: the path of each kind of shape
-//! (centred on the origin, before its rotation), the box each one may touch, and its
-//! colours. The wasm layer replays these on a canvas 2D context; anything else that
-//! draws (a test, another renderer) can too.
+//! (centred on the origin, before its rotation), the box each one may touch, its colours
+//! in each theme, and how it fades behind a page's text. The wasm layer replays these on
+//! a canvas 2D context (the site draws only that way); anything else that draws (a test,
+//! another renderer) can too. Every number of the drawing lives here.
+
+use serde::{Deserialize, Serialize};
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
 
 use crate::background::{PALETTE, Shape, ShapeKind};
 
@@ -125,6 +130,77 @@ impl Ink {
         fill: 0.1,
         stroke: 0.32,
     };
+    /// The dark theme: a little stronger, as light ink on a dark page reads fainter.
+    pub const DARK: Ink = Ink {
+        fill: 0.14,
+        stroke: 0.42,
+    };
+}
+
+/// The site's two colour themes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub enum Theme {
+    /// Dark shapes on a light page (the default).
+    #[default]
+    Light,
+    /// Light shapes on a dark page.
+    Dark,
+}
+
+impl Theme {
+    /// How strongly shapes show in this theme.
+    pub const fn ink(self) -> Ink {
+        match self {
+            Theme::Light => Ink::LIGHT,
+            Theme::Dark => Ink::DARK,
+        }
+    }
+}
+
+impl std::str::FromStr for Theme {
+    type Err = UnknownTheme;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "light" => Ok(Theme::Light),
+            "dark" => Ok(Theme::Dark),
+            _ => Err(UnknownTheme),
+        }
+    }
+}
+
+/// A theme name that is neither `light` nor `dark`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown theme: expected light or dark")]
+pub struct UnknownTheme;
+
+/// A vertical band where shapes show fainter: behind a page's column of text (CSS pixels,
+/// from the viewport's left edge).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fade {
+    /// The band's left edge.
+    pub left: f64,
+    /// The band's right edge.
+    pub right: f64,
+}
+
+impl Fade {
+    /// Inside the band, shapes show at this share of their ink.
+    pub const STRENGTH: f64 = 0.4;
+    /// Over this many CSS pixels either side of the band's edges, the fade eases in.
+    pub const EDGE: f64 = 64.0;
+
+    /// How strongly a shape centred at `x` shows: 1 well beside the band,
+    /// [`Fade::STRENGTH`] well inside it, in between over [`Fade::EDGE`] across each edge.
+    pub fn at(self, x: f64) -> f64 {
+        // 0 deep inside the band, 1 at or beyond half an edge outside it.
+        let out = ((self.left - x) / Self::EDGE + 0.5)
+            .max((x - self.right) / Self::EDGE + 0.5)
+            .clamp(0.0, 1.0);
+        Self::STRENGTH + (1.0 - Self::STRENGTH) * out
+    }
 }
 
 /// Palette colour `index` at opacity `alpha`, as CSS `#rrggbbaa`. Written out by hand:
@@ -216,6 +292,42 @@ mod tests {
             assert!(cx - far >= left && cx + far <= left + side, "{shape:?}");
             assert!(cy - far >= top && cy + far <= top + side, "{shape:?}");
         }
+    }
+
+    #[test]
+    fn shapes_fade_behind_the_text_column_and_ease_across_its_edges() {
+        let fade = Fade {
+            left: 200.0,
+            right: 800.0,
+        };
+        let near = |x: f64, want: f64| {
+            let got = fade.at(x);
+            assert!((got - want).abs() < 1e-12, "at {x}: {got}, not {want}");
+        };
+        near(500.0, Fade::STRENGTH); // deep inside
+        near(100.0, 1.0); // well to the left
+        near(900.0, 1.0); // well to the right
+        // At an edge, halfway; half an edge outside it, full; half inside, the band's.
+        near(200.0, 0.7);
+        near(800.0, 0.7);
+        near(168.0, 1.0);
+        near(832.0, 1.0);
+        near(232.0, Fade::STRENGTH);
+        // Never below the band's strength, never above 1, and monotonic towards the edge.
+        let mut last = 1.0;
+        for x in (0..=500).map(f64::from) {
+            let a = fade.at(x);
+            assert!((Fade::STRENGTH..=1.0).contains(&a) && a <= last, "{x}: {a}");
+            last = a;
+        }
+    }
+
+    #[test]
+    fn each_theme_has_its_ink() {
+        assert_eq!(Theme::Light.ink(), Ink::LIGHT);
+        assert_eq!(Theme::Dark.ink(), Ink::DARK);
+        assert_eq!("dark".parse(), Ok(Theme::Dark));
+        assert_eq!("sepia".parse::<Theme>(), Err(UnknownTheme));
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! Failures are data: [`validate`] returns one [`FieldError`] per failing field, in the
 //! order the fields appear on the form, never an `Err`.
 
-use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
@@ -142,25 +142,11 @@ pub struct FieldSpec {
     pub marked: bool,
 }
 
-/// A field name that is not one of [`Field::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A field name that is not one of [`Field::ALL`]. Its message is a constant: the value
+/// is not echoed (the caller has it, and formatting it would cost wasm bytes).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown field: expected one of name, email, company, role, interest, message")]
 pub struct UnknownField(pub String);
-
-impl UnknownField {
-    /// What went wrong, as a constant: the value is not echoed (the caller has it, and
-    /// formatting it would cost wasm bytes).
-    pub const fn message(&self) -> &'static str {
-        "unknown field: expected one of name, email, company, role, interest, message"
-    }
-}
-
-impl fmt::Display for UnknownField {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl std::error::Error for UnknownField {}
 
 /// What the visitor is writing about. Not validated beyond being one of these.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -213,24 +199,11 @@ impl FromStr for Interest {
     }
 }
 
-/// An interest value that is not one of [`Interest::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An interest value that is not one of [`Interest::ALL`] (a constant message, as
+/// [`UnknownField`]'s).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown interest: expected one of general, enterprise, developer, partnership, press")]
 pub struct UnknownInterest(pub String);
-
-impl UnknownInterest {
-    /// What went wrong, as a constant (see [`UnknownField::message`]).
-    pub const fn message(&self) -> &'static str {
-        "unknown interest: expected one of general, enterprise, developer, partnership, press"
-    }
-}
-
-impl fmt::Display for UnknownInterest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl std::error::Error for UnknownInterest {}
 
 /// What the visitor has typed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,7 +19,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::background::{PALETTE, Simulation, Variant};
 use crate::form::{FormMachine, FormState, SubmitOutcome};
-use crate::paint::{self, Ink, Step};
+use crate::paint::{self, Fade, Ink, Step, Theme};
 use crate::validation::{self, ErrorCode, Field, FormUpdate};
 
 // The heap holds a few strings and two dozen shapes: a free list is plenty, and is
@@ -46,8 +46,7 @@ fn read_update(values: &JsValue) -> Result<FormUpdate, JsError> {
             .get(0)
             .as_string()
             .unwrap_or_default()
-            .parse::<Field>()
-            .map_err(|e| JsError::new(e.message()))?;
+            .parse::<Field>()?;
         let value = entry.get(1);
         if value.is_undefined() {
             continue;
@@ -55,9 +54,7 @@ fn read_update(values: &JsValue) -> Result<FormUpdate, JsError> {
         let value = value
             .as_string()
             .ok_or_else(|| JsError::new("every form value must be a string"))?;
-        update
-            .set(field, value)
-            .map_err(|e| JsError::new(e.message()))?;
+        update.set(field, value)?;
     }
     Ok(update)
 }
@@ -159,7 +156,7 @@ impl WaitlistForm {
     /// form that is not idle: nothing changes.
     pub fn update(&mut self, values: &Ts<FormUpdate>) -> Result<(), JsError> {
         let update = read_update(&values.js_value())?;
-        self.0.update(update).map_err(|e| JsError::new(e.message()))
+        Ok(self.0.update(update)?)
     }
 
     /// Submits at `now` (ms): valid data starts submitting, invalid data shows errors,
@@ -192,6 +189,15 @@ pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
 }
 
+/// A device pixel ratio to draw at: 1 where the one given is not a positive number.
+fn usable_ratio(ratio: f64) -> f64 {
+    if ratio.is_finite() && ratio > 0.0 {
+        ratio
+    } else {
+        1.0
+    }
+}
+
 /// Draws a simulation's shapes on a canvas, clearing only where shapes were.
 struct Painter {
     canvas: HtmlCanvasElement,
@@ -204,6 +210,8 @@ struct Painter {
     strokes: Vec<JsValue>,
     /// The boxes drawn last frame: left, top, side.
     drawn: Vec<[f64; 3]>,
+    /// Where shapes show fainter, if anywhere.
+    fade: Option<Fade>,
     /// The whole canvas must be cleared: first frame, resize, new ink.
     clear_all: bool,
 }
@@ -216,7 +224,8 @@ impl Painter {
         self.clear_all = true;
     }
 
-    fn size(&mut self, width: f64, height: f64) {
+    fn size(&mut self, width: f64, height: f64, ratio: f64) {
+        self.ratio = ratio;
         // A canvas's size is whole device pixels; resizing it blanks it.
         self.canvas
             .set_width((width * self.ratio).round().max(0.0) as u32);
@@ -256,6 +265,7 @@ impl Painter {
             let (x, y) = (f64::from(shape.x) * ratio, f64::from(shape.y) * ratio);
             let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, x, y);
             let _ = ctx.rotate(f64::from(shape.angle));
+            ctx.set_global_alpha(self.fade.map_or(1.0, |fade| fade.at(f64::from(shape.x))));
             let colour = paint::colour_index(shape);
             ctx.set_fill_style(&self.fills[colour]);
             ctx.set_stroke_style(&self.strokes[colour]);
@@ -278,6 +288,7 @@ impl Painter {
                 },
             );
         }
+        ctx.set_global_alpha(1.0);
     }
 }
 
@@ -310,8 +321,7 @@ impl Background {
             .js_value()
             .as_string()
             .unwrap_or_default()
-            .parse::<Variant>()
-            .map_err(|e| JsError::new(e.message()))?;
+            .parse::<Variant>()?;
         Ok(Self {
             simulation: Simulation::new(variant, width, height, seed.into()),
             width,
@@ -337,22 +347,18 @@ impl Background {
             .flatten()
             .ok_or_else(|| JsError::new("the canvas has no 2D context"))?
             .unchecked_into::<CanvasRenderingContext2d>();
-        let ratio = if pixel_ratio.is_finite() && pixel_ratio > 0.0 {
-            pixel_ratio
-        } else {
-            1.0
-        };
         let mut painter = Painter {
             canvas,
             ctx,
-            ratio,
+            ratio: 1.0,
             fills: Vec::new(),
             strokes: Vec::new(),
             drawn: Vec::new(),
+            fade: None,
             clear_all: true,
         };
         painter.set_ink(Ink::LIGHT);
-        painter.size(self.width, self.height);
+        painter.size(self.width, self.height, usable_ratio(pixel_ratio));
         painter.draw(self.simulation.shapes());
         self.painter = Some(painter);
         Ok(())
@@ -362,8 +368,43 @@ impl Background {
     /// of their outline (0 to 1); redraws.
     #[wasm_bindgen(js_name = setInk)]
     pub fn set_ink(&mut self, fill: f64, stroke: f64) {
+        self.redraw(|painter| painter.set_ink(Ink { fill, stroke }));
+    }
+
+    /// Draws with the site's ink for `"light"` or `"dark"` pages; redraws.
+    ///
+    /// # Errors
+    /// A theme that is neither `"light"` nor `"dark"`.
+    #[wasm_bindgen(js_name = setTheme)]
+    pub fn set_theme(&mut self, theme: &Ts<Theme>) -> Result<(), JsError> {
+        let theme = theme
+            .js_value()
+            .as_string()
+            .unwrap_or_default()
+            .parse::<Theme>()?;
+        self.redraw(|painter| painter.set_ink(theme.ink()));
+        Ok(())
+    }
+
+    /// Shapes between `left` and `right` (CSS pixels from the viewport's left: a page's
+    /// column of text) show fainter, easing in across the edges; `clearFade()` ends it.
+    /// Redraws.
+    #[wasm_bindgen(js_name = setFade)]
+    pub fn set_fade(&mut self, left: f64, right: f64) {
+        self.redraw(|painter| painter.fade = Some(Fade { left, right }));
+    }
+
+    /// Shapes show at full ink everywhere again; redraws.
+    #[wasm_bindgen(js_name = clearFade)]
+    pub fn clear_fade(&mut self) {
+        self.redraw(|painter| painter.fade = None);
+    }
+
+    /// Changes the attached painter with `change`, then redraws the whole canvas.
+    fn redraw(&mut self, change: impl FnOnce(&mut Painter)) {
         if let Some(painter) = &mut self.painter {
-            painter.set_ink(Ink { fill, stroke });
+            change(painter);
+            painter.clear_all = true;
             painter.draw(self.simulation.shapes());
         }
     }
@@ -383,15 +424,21 @@ impl Background {
         self.simulation.step(dt_ms);
     }
 
-    /// Follows a viewport resize (CSS pixels); an attached canvas follows and is redrawn.
-    pub fn resize(&mut self, width: f64, height: f64) {
+    /// Follows a viewport resize (CSS pixels); an attached canvas follows, at
+    /// `pixelRatio` if given (a zoom changes it), and is redrawn.
+    pub fn resize(
+        &mut self,
+        width: f64,
+        height: f64,
+        #[wasm_bindgen(js_name = pixelRatio)] pixel_ratio: Option<f64>,
+    ) {
         self.simulation.resize(width, height);
         self.width = width;
         self.height = height;
-        if let Some(painter) = &mut self.painter {
-            painter.size(width, height);
-            painter.draw(self.simulation.shapes());
-        }
+        self.redraw(|painter| {
+            let ratio = pixel_ratio.map_or(painter.ratio, usable_ratio);
+            painter.size(width, height, ratio);
+        });
     }
 
     /// How many shapes there are.

@@ -265,7 +265,7 @@ fn shapes_are_read_in_place_from_wasm_memory_where_the_offsets_say() {
     assert_eq!(bg.shapes_ptr(), ptr, "stepping must not move the rows");
     assert_ne!(view(&bg), before);
     check(&view(&bg), &twin);
-    bg.resize(f64::NAN, -1.0);
+    bg.resize(f64::NAN, -1.0, None);
     bg.step(f64::INFINITY);
     assert!(view(&bg).iter().all(|v| v.is_finite()));
 }
@@ -341,6 +341,44 @@ fn new_canvas() -> web_sys::HtmlCanvasElement {
     .unchecked_into()
 }
 
+/// The sum of `canvas`'s alpha bytes: how much ink is on it.
+fn ink(canvas: &web_sys::HtmlCanvasElement) -> f64 {
+    let sum = js_sys::Function::new_with_args(
+        "c",
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
+         let n = 0; for (let i = 3; i < d.length; i += 4) n += d[i]; return n;",
+    );
+    sum.call1(&JsValue::NULL, canvas).unwrap().as_f64().unwrap()
+}
+
+#[wasm_bindgen_test]
+fn themes_and_the_text_columns_fade_set_how_strongly_shapes_show() {
+    let canvas = new_canvas();
+    let mut bg = background("landing", 400.0, 300.0, 7);
+    bg.attach(canvas.clone(), 1.0).unwrap();
+    let light = ink(&canvas);
+    bg.set_theme(&js(r#""dark""#)).unwrap();
+    let dark = ink(&canvas);
+    assert!(
+        dark > light * 1.2,
+        "dark ink is stronger: {dark} vs {light}"
+    );
+    // A band wider than the canvas: every shape at the band's strength.
+    bg.set_fade(-1000.0, 2000.0);
+    let faded = ink(&canvas);
+    let share = faded / dark;
+    assert!((share - 0.4).abs() < 0.05, "{share} of the ink behind text");
+    bg.clear_fade();
+    assert!((ink(&canvas) - dark).abs() < dark * 0.01, "full ink again");
+    let painted_before = painted(&canvas);
+    let err = bg.set_theme(&js(r#""sepia""#)).unwrap_err();
+    assert_eq!(
+        js_sys::Error::from(JsValue::from(err)).message(),
+        "unknown theme: expected light or dark"
+    );
+    assert_eq!(painted(&canvas), painted_before, "nothing changed");
+}
+
 /// How many pixels of `canvas` are not fully transparent.
 fn painted(canvas: &web_sys::HtmlCanvasElement) -> u32 {
     let count = js_sys::Function::new_with_args(
@@ -377,8 +415,14 @@ fn an_attached_background_sizes_its_canvas_and_draws_each_frame() {
     // Stronger ink paints the same shapes more opaquely: the pixel count stays.
     bg.set_ink(1.0, 1.0);
     assert!(painted(&canvas) > 1000);
-    bg.resize(200.0, 100.0);
+    bg.resize(200.0, 100.0, None);
     assert_eq!((canvas.width(), canvas.height()), (400, 200));
+    bg.resize(200.0, 100.0, Some(1.5));
+    assert_eq!(
+        (canvas.width(), canvas.height()),
+        (300, 150),
+        "a new pixel ratio"
+    );
     // Nothing left over from before the resize, nothing drawn off the canvas.
     bg.frame(f64::INFINITY);
     bg.frame(f64::NAN);

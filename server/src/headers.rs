@@ -7,7 +7,7 @@
 //! lines starting with `#` and blank lines are ignored. A pattern ending in `*` matches
 //! every path with that prefix; any other matches exactly.
 
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 use axum::http::{HeaderName, HeaderValue};
 
@@ -34,21 +34,14 @@ impl Rule {
 }
 
 /// What is wrong with a `_headers` file, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("_headers line {line}: {problem}")]
 pub struct ParseError {
     /// 1-based line number.
     pub line: usize,
     /// What is wrong there.
     pub problem: &'static str,
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "_headers line {}: {}", self.line, self.problem)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Reads a `_headers` file.
 ///

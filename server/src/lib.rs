@@ -42,34 +42,21 @@ use crate::waitlist::Waitlist;
 type Page = BoxCloneSyncService<Request, Response, Infallible>;
 
 /// What a site needs before it can be served.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The folder, its `index.html` or its `404.html` is missing.
+    #[error("{} is not a built site (no index.html and 404.html): run `make build` first", .0.display())]
     NotABuild(PathBuf),
     /// `_headers` could not be read.
-    Headers(PathBuf, std::io::Error),
+    #[error("cannot read {path}: {source}", path = .0.display(), source = .1)]
+    Headers(PathBuf, #[source] std::io::Error),
     /// `_headers` could not be understood.
-    HeadersSyntax(PathBuf, headers::ParseError),
+    #[error("{path}: {source}", path = .0.display(), source = .1)]
+    HeadersSyntax(PathBuf, #[source] headers::ParseError),
     /// The build could not be read.
-    Read(PathBuf, std::io::Error),
+    #[error("cannot read {path}: {source}", path = .0.display(), source = .1)]
+    Read(PathBuf, #[source] std::io::Error),
 }
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoadError::NotABuild(dist) => write!(
-                f,
-                "{} is not a built site (no index.html and 404.html): run `make build` first",
-                dist.display()
-            ),
-            LoadError::Headers(path, e) => write!(f, "cannot read {}: {e}", path.display()),
-            LoadError::HeadersSyntax(path, e) => write!(f, "{}: {e}", path.display()),
-            LoadError::Read(dist, e) => write!(f, "cannot read {}: {e}", dist.display()),
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}
 
 /// A built site, ready to serve.
 pub struct Site {

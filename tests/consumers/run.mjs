@@ -171,6 +171,16 @@ for (const environment of ["node", "jsdom"]) {
   });
 }
 
+// Jest's jsdom environment has neither TextDecoder nor TextEncoder: the package must not
+// need them as globals. ES modules need Node's VM modules, whichever the environment.
+for (const environment of ["node", "jsdom"]) {
+  await check(`Jest, ${environment}: import and require()`, () => {
+    run(bin("jest"), ["--rootDir", "jest", "--env", environment, "--ci"], {
+      env: { ...process.env, NODE_OPTIONS: "--experimental-vm-modules --no-warnings" },
+    });
+  });
+}
+
 await check("esbuild, a browser bundle, in Chromium", async () => {
   run(bin("esbuild"), [
     "esbuild/entry.js",
@@ -310,6 +320,16 @@ for (const resolution of ["nodenext", "bundler"]) {
   );
 }
 
+// TypeScript 4.9 has no `Symbol.dispose` in any library: the types declare what they use.
+for (const resolution of ["node16", "node"]) {
+  await check(`types: TypeScript 4.9, strict, ${resolution} resolution`, () => {
+    run(join(here, "node_modules", "typescript-4.9", "bin", "tsc"), [
+      "-p",
+      `types/tsconfig.ts4-${resolution}.json`,
+    ]);
+  });
+}
+
 await check(
   "the README's examples: type-checked, then run (in Node; those for pages in Chromium)",
   async () => {
@@ -353,7 +373,10 @@ await check(
       if (block.browser) {
         writeFileSync(join(dir, `${name}.mjs`), `${js}\ndocument.body.dataset.result = "ran";\n`);
         const map = JSON.stringify({
-          imports: { "lathe-core/web": "/node_modules/lathe-core/web/lathe_core.js" },
+          imports: {
+            "lathe-core": "/node_modules/lathe-core/index.js",
+            "lathe-core/web": "/node_modules/lathe-core/web/lathe_core.js",
+          },
         });
         writeFileSync(
           join(dir, "index.html"),

@@ -100,8 +100,11 @@ impl FormRun {
                 let expected_ok = before == Phase::Idle
                     && (field != Field::Interest || value.parse::<Interest>().is_ok());
                 match (&result, before) {
-                    (Err(EditError::Busy(p)), b) if b != Phase::Idle => {
-                        check(*p == b, "a busy form names its phase")?;
+                    (Err(EditError::Submitting), b) => {
+                        check(b == Phase::Submitting, "a busy form names its phase")?;
+                    }
+                    (Err(EditError::Submitted), b) => {
+                        check(b == Phase::Submitted, "a busy form names its phase")?;
                     }
                     (Err(EditError::UnknownInterest(_)), Phase::Idle) => {
                         check(!expected_ok, "a valid interest was refused")?;

@@ -18,7 +18,7 @@ const first = state.errors[0]; // FieldError | undefined under noUncheckedIndexe
 const message: string | undefined = first?.message;
 const wake: WakeUps = wakeUps(form, () => undefined);
 wake.stop();
-using disposed = new Background("page", 10, 10, 1); // Symbol.dispose, from the types' own lib
+using disposed = new Background("page", 10, 10, 1); // Symbol.dispose and Disposable, declared by the types
 const rows = new Float32Array(wasmMemory().buffer, disposed.shapesPtr(), disposed.count);
 declare const canvas: HTMLCanvasElement;
 disposed.attach(canvas, 2);

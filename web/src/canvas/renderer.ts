@@ -1,16 +1,6 @@
-import { type BackgroundHandle, type Core, type Variant, constants } from "../core";
-import type { Theme } from "../content/theme";
-import { type Fade, type Styles, drawFrame, stylesFor } from "./drawShape";
+import type { BackgroundHandle, Core, Variant } from "../core";
 
-/** How strongly shapes show in each theme: decoration, never competing with text. */
-const ink: Record<Theme, { fill: number; stroke: number }> = {
-  light: { fill: 0.1, stroke: 0.32 },
-  dark: { fill: 0.14, stroke: 0.42 },
-};
-
-/** Behind the text column shapes show at this fraction of their ink, never at full strength. */
-const BEHIND_TEXT = 0.4;
-/** The page's text column: every page's header lays its content out in it. */
+/** The page's text column, behind which shapes fade: every page's header lays it out. */
 const COLUMN = ".site-header .container";
 
 /** The same shapes on every visit: the background is part of the design. */
@@ -19,49 +9,34 @@ const SEED = 2025;
 const MAX_PIXEL_RATIO = 2;
 
 /**
- * Draws the core's background simulation on a canvas. Runs only while it should: not
- * when paused, under reduced motion (one still frame instead), with the tab hidden or
- * the canvas off-screen. Owns its background handle; `destroy()` disposes of it.
+ * Runs the core's background on a canvas: the core moves and draws the shapes; this
+ * decides when. Runs only while it should: not when paused, under reduced motion (one
+ * still frame instead), with the tab hidden or the canvas off-screen. Owns its background
+ * handle; `destroy()` disposes of it.
  */
 export class BackgroundRenderer {
-  readonly #canvas: HTMLCanvasElement;
-  readonly #ctx: CanvasRenderingContext2D;
   readonly #background: BackgroundHandle;
-  /** Fill and stroke styles per theme and palette index, made once. */
-  readonly #styles: Record<Theme, Styles>;
   readonly #cleanups: (() => void)[] = [];
   #frame = 0;
   #last: number | null = null;
   #paused = false;
   #reducedMotion: boolean;
   #onScreen = true;
-  #pixelRatio = 1;
-  /** Each shape's last drawn box (x, y, w, h in device pixels), to clear only those. */
-  #drawn: Float32Array;
-  /** True when the whole canvas must be cleared: first frame, resize, theme change. */
-  #clearAll = true;
-  /** The text column, measured at start and on every resize. */
-  #fade: Fade | undefined;
 
   /** A renderer, or null where the canvas cannot draw: the page does without. */
   static create(canvas: HTMLCanvasElement, core: Core, variant: Variant) {
-    const ctx = canvas.getContext("2d");
-    return ctx ? new BackgroundRenderer(canvas, ctx, core, variant) : null;
+    const background = core.createBackground(variant, innerWidth, innerHeight, SEED);
+    if (!background.attach(canvas, pixelRatio())) {
+      background.dispose();
+      return null;
+    }
+    return new BackgroundRenderer(canvas, background);
   }
 
-  private constructor(
-    canvas: HTMLCanvasElement,
-    ctx: CanvasRenderingContext2D,
-    core: Core,
-    variant: Variant,
-  ) {
-    this.#canvas = canvas;
-    this.#ctx = ctx;
-    this.#background = core.createBackground(variant, innerWidth, innerHeight, SEED);
-    const { palette } = constants.background;
-    this.#styles = { light: stylesFor(palette, ink.light), dark: stylesFor(palette, ink.dark) };
-    this.#drawn = new Float32Array(this.#background.count * 4);
-    canvas.dataset.shapeCount = String(this.#background.count);
+  private constructor(canvas: HTMLCanvasElement, background: BackgroundHandle) {
+    this.#background = background;
+    canvas.dataset.shapeCount = String(background.count);
+    this.#followTheme();
 
     const motion = matchMedia("(prefers-reduced-motion: reduce)");
     this.#reducedMotion = motion.matches;
@@ -76,8 +51,7 @@ export class BackgroundRenderer {
       this.#resize();
     });
     const themeObserver = new MutationObserver(() => {
-      this.#clearAll = true;
-      this.#draw();
+      this.#followTheme();
     });
     themeObserver.observe(document.documentElement, { attributeFilter: ["data-theme"] });
     this.#cleanups.push(() => {
@@ -93,9 +67,8 @@ export class BackgroundRenderer {
         visibility.disconnect();
       });
     }
-    // Running, the first frame draws: the effect that creates this stays short.
+    this.#fadeBehindText();
     this.#update();
-    this.#resize();
   }
 
   /** Whether frames are being drawn. */
@@ -138,43 +111,28 @@ export class BackgroundRenderer {
 
   readonly #tick = (now: number) => {
     // The first frame after a pause moves nothing: no jump, however long it was.
-    this.#background.step(this.#last === null ? 0 : now - this.#last);
+    this.#background.frame(this.#last === null ? 0 : now - this.#last);
     this.#last = now;
-    this.#draw();
     this.#frame = requestAnimationFrame(this.#tick);
   };
 
   #resize() {
-    const ratio = Math.min(devicePixelRatio || 1, MAX_PIXEL_RATIO);
-    const width = innerWidth;
-    const height = innerHeight;
-    this.#pixelRatio = ratio;
-    this.#canvas.width = Math.round(width * ratio);
-    this.#canvas.height = Math.round(height * ratio);
-    this.#background.resize(width, height);
-    const column = document.querySelector(COLUMN)?.getBoundingClientRect();
-    this.#fade = column && {
-      left: column.left,
-      right: column.right,
-      edge: 64,
-      strength: BEHIND_TEXT,
-    };
-    this.#clearAll = true;
-    // Resizing blanks the canvas; a running loop redraws it before the next paint.
-    if (!this.running) this.#draw();
+    // Resizing redraws the canvas at once: no blank frame.
+    this.#background.resize(innerWidth, innerHeight, pixelRatio());
+    this.#fadeBehindText();
   }
 
-  #draw() {
-    const theme: Theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
-    drawFrame(this.#ctx, {
-      rows: this.#background.rows(),
-      layout: constants.background,
-      styles: this.#styles[theme],
-      ratio: this.#pixelRatio,
-      drawn: this.#drawn,
-      clearAll: this.#clearAll,
-      ...(this.#fade && { fade: this.#fade }),
-    });
-    this.#clearAll = false;
+  #fadeBehindText() {
+    const column = document.querySelector(COLUMN)?.getBoundingClientRect();
+    this.#background.setFade(column ? { left: column.left, right: column.right } : null);
   }
+
+  #followTheme() {
+    this.#background.setTheme(document.documentElement.dataset.theme === "dark" ? "dark" : "light");
+  }
+}
+
+/** Device pixels per CSS pixel, capped at MAX_PIXEL_RATIO. */
+function pixelRatio() {
+  return Math.min(devicePixelRatio || 1, MAX_PIXEL_RATIO);
 }

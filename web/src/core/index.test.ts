@@ -79,33 +79,24 @@ describe("the core facade", () => {
     }
   });
 
-  it("reads shapes in place, reusing the view until memory grows", async () => {
+  it("makes backgrounds of the spec's counts that say when a canvas cannot be drawn on", async () => {
     const core = await loadCore();
-    const { stride, offsets } = constants.background;
     const bg = core.createBackground("landing", 1280, 720, 1);
     const page = core.createBackground("page", 1280, 720, 1);
     try {
       expect(bg.count).toBe(25);
       expect(page.count).toBe(18);
-      const view = bg.rows();
-      expect(view).toHaveLength(25 * stride);
-      expect(page.rows()).toHaveLength(18 * stride);
-      expect(bg.rows()).toBe(view);
-      const x0 = view[offsets.x];
-      bg.step(16);
-      expect(bg.rows()).toBe(view);
-      const x1 = view[offsets.x];
-      expect(x1).not.toBe(x0);
-
-      // Grow wasm memory with a large allocation: the old view's buffer is detached.
-      const form = core.createForm();
-      form.set({ message: "x".repeat(4_000_000) });
-      expect(view.buffer.byteLength).toBe(0);
-      const fresh = bg.rows();
-      expect(Object.is(fresh, view)).toBe(false);
-      expect(fresh).toHaveLength(25 * stride);
-      expect(fresh[offsets.x]).toBe(x1);
-      form.dispose();
+      // A canvas with another kind of context has no 2D one: no painter, no throw.
+      const taken = { getContext: () => null } as unknown as HTMLCanvasElement;
+      expect(bg.attach(taken, 1)).toBe(false);
+      // Unattached, frames and settings move the shapes and draw nothing.
+      bg.frame(16);
+      bg.setFade({ left: 0, right: 100 });
+      bg.setTheme("dark");
+      bg.resize(390, 844, 2);
+      expect(() => {
+        bg.setTheme("sepia" as "dark");
+      }).toThrow(new CoreError("set the sepia theme: unknown theme: expected light or dark"));
     } finally {
       bg.dispose();
       page.dispose();

@@ -11,6 +11,7 @@ import type {
   FormState,
   FormUpdate,
   SubmitOutcome,
+  Theme,
   Variant,
 } from "lathe-core/bundler";
 import constantsJson from "lathe-core/constants.json";
@@ -33,6 +34,7 @@ export type {
   Phase,
   ShapeKind,
   SubmitOutcome,
+  Theme,
   Variant,
 } from "lathe-core/bundler";
 
@@ -75,19 +77,26 @@ export interface FormHandle {
   dispose(): void;
 }
 
-/** One background simulation in the core. */
+/**
+ * One background simulation in the core, and the core's painter: every number of the
+ * drawing (outlines, inks, the fade behind text) is the core's.
+ */
 export interface BackgroundHandle {
   /** How many shapes it has: 25 on the landing page, 18 elsewhere. */
   readonly count: number;
-  /** Moves the shapes on by `dtMs` milliseconds. */
-  step(dtMs: number): void;
-  /** Follows a viewport resize, in CSS pixels. */
-  resize(width: number, height: number): void;
   /**
-   * The shape rows, read in place from wasm memory: `constants.background.stride`
-   * numbers per shape. The same view is returned until memory grows.
+   * Draws on `canvas` from now on, `pixelRatio` device pixels per CSS pixel: sizes it to
+   * the viewport and draws at once. False where the canvas has no 2D context.
    */
-  rows(): Float32Array;
+  attach(canvas: HTMLCanvasElement, pixelRatio: number): boolean;
+  /** Moves the shapes on by `dtMs` milliseconds and draws them (0: redraw as they are). */
+  frame(dtMs: number): void;
+  /** Follows a viewport resize (CSS pixels) and a new pixel ratio; redraws. */
+  resize(width: number, height: number, pixelRatio: number): void;
+  /** Draws with the theme's ink; redraws. */
+  setTheme(theme: Theme): void;
+  /** Shapes behind this band (CSS pixels from the left: the text column) show fainter. */
+  setFade(band: { readonly left: number; readonly right: number } | null): void;
   /** Frees the simulation's wasm memory; the handle must not be used again. */
   dispose(): void;
 }
@@ -131,8 +140,6 @@ function call<T>(what: string, run: () => T): T {
 }
 
 function createCore(pkg: Package): Core {
-  const memory = pkg.wasmMemory();
-  const { stride } = constants.background;
   return {
     createForm(options) {
       const form = options?.sending ? pkg.WaitlistForm.sending() : new pkg.WaitlistForm();
@@ -159,25 +166,30 @@ function createCore(pkg: Package): Core {
         `create a ${variant} background`,
         () => new pkg.Background(variant, width, height, seed),
       );
-      let view: Float32Array | undefined;
       return {
         count: background.count,
-        step: (dtMs) => {
-          background.step(dtMs);
-        },
-        resize: (w, h) => {
-          background.resize(w, h);
-        },
-        rows() {
-          // When memory grows, `memory.buffer` is a new buffer and old views are detached.
-          if (view?.buffer !== memory.buffer) {
-            view = new Float32Array(
-              memory.buffer,
-              background.shapesPtr(),
-              background.count * stride,
-            );
+        attach: (canvas, pixelRatio) => {
+          try {
+            background.attach(canvas, pixelRatio);
+            return true;
+          } catch {
+            return false; // another kind of context was taken first
           }
-          return view;
+        },
+        frame: (dtMs) => {
+          background.frame(dtMs);
+        },
+        resize: (width, height, pixelRatio) => {
+          background.resize(width, height, pixelRatio);
+        },
+        setTheme: (theme) => {
+          call(`set the ${theme} theme`, () => {
+            background.setTheme(theme);
+          });
+        },
+        setFade: (band) => {
+          if (band) background.setFade(band.left, band.right);
+          else background.clearFade();
         },
         dispose: () => {
           background.free();

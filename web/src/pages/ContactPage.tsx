@@ -30,7 +30,8 @@ export function ContactPage() {
             unavailable={status.state === "failed"}
           />
         </section>
-        <aside className="contact-aside">
+        {/* Named by the two headings it holds (a complementary landmark needs a name). */}
+        <aside className="contact-aside" aria-labelledby="contact-info-heading expect-heading">
           <ContactInfo />
           <WhatToExpect />
         </aside>

@@ -1,0 +1,80 @@
+// make bench, the background's painter in Chromium at DPR 1: the core moving and drawing
+// its shapes on a canvas from Rust (`Background.attach`, then `frame` each animation
+// frame, through web-sys), as the site runs it: the landing page's 25 shapes on a
+// 1280 × 800 canvas, in the light theme, with and without the fade behind a text column.
+// A frame's main-thread time is the step and the drawing, timed inside
+// requestAnimationFrame (in batches).
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** Frames measured per case, after as many again to warm up. */
+const FRAMES = 300;
+/**
+ * Frames drawn back to back in each animation frame: the browser's clock is coarsened to
+ * 0.1 ms (no cross-origin isolation), so a batch is timed and divided.
+ */
+const BATCH = 10;
+/** The site's text column at 1280 px: the header's container. */
+const COLUMN = { left: 88, right: 1192 };
+
+/**
+ * @param {import("@playwright/test").Browser} browser
+ * @param {string} origin the built site, served
+ * @param {string} dist its folder
+ * @returns {Promise<Record<"plain" | "faded", { frames: number, medianMs: number, p95Ms: number }>>}
+ */
+export async function benchPainter(browser, origin, dist) {
+  const core = readdirSync(join(dist, "assets")).find((f) => /^lathe_core-.*\.js$/.test(f));
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
+  });
+  const page = await context.newPage();
+  await page.goto(`${origin}/robots.txt`);
+  const result = {};
+  for (const fade of [null, COLUMN]) {
+    const frames = await page.evaluate(measure, {
+      url: `/assets/${core}`,
+      fade,
+      n: FRAMES,
+      batch: BATCH,
+    });
+    frames.sort((a, b) => a - b);
+    const pick = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
+    result[fade ? "faded" : "plain"] = {
+      frames: frames.length,
+      medianMs: Number(pick(0.5).toFixed(3)),
+      p95Ms: Number(pick(0.95).toFixed(3)),
+    };
+  }
+  await context.close();
+  return result;
+}
+
+/** Runs in the page: draws 2n frames, returns the last n frames' ms. */
+async function measure({ url, fade, n, batch }) {
+  const m = await import(url);
+  const canvas = document.createElement("canvas");
+  canvas.style.cssText = "position:fixed;inset:0;width:1280px;height:800px";
+  document.body.append(canvas);
+  const bg = new m.Background("landing", 1280, 800, 2025);
+  bg.attach(canvas, 1);
+  if (fade) bg.setFade(fade.left, fade.right);
+  const times = [];
+  await new Promise((resolve) => {
+    let last = null;
+    const tick = (now) => {
+      const dt = last === null ? 0 : (now - last) / batch;
+      const start = performance.now();
+      for (let i = 0; i < batch; i++) bg.frame(dt);
+      times.push((performance.now() - start) / batch);
+      last = now;
+      if (times.length < 2 * n) requestAnimationFrame(tick);
+      else resolve();
+    };
+    requestAnimationFrame(tick);
+  });
+  bg.free();
+  canvas.remove();
+  return times.slice(n);
+}
