@@ -7,6 +7,8 @@
 use std::mem::offset_of;
 
 use serde::{Deserialize, Serialize};
+
+use crate::paint::Ink;
 use thiserror::Error;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -181,7 +183,7 @@ pub struct RowOffsets {
 
 /// The background's fixed values (spec §2 and §9) and the layout of a shape row.
 /// Counts are `u32` at the boundary: a JS number, and no 64-bit conversion in the wasm.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct BackgroundConstants {
@@ -199,6 +201,18 @@ pub struct BackgroundConstants {
     pub stride: u32,
     /// Where each field is within a row.
     pub offsets: RowOffsets,
+    /// How strongly shapes show in the site's light and dark themes.
+    pub inks: ThemeInks,
+}
+
+/// The site's ink per theme (for `Background.setInk`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct ThemeInks {
+    /// Dark shapes on a light page.
+    pub light: Ink,
+    /// Light shapes on a dark page: a little stronger, as they read fainter.
+    pub dark: Ink,
 }
 
 impl BackgroundConstants {
@@ -218,6 +232,10 @@ impl BackgroundConstants {
                 angle: Shape::ANGLE as u32,
                 kind: Shape::KIND as u32,
                 colour: Shape::COLOUR as u32,
+            },
+            inks: ThemeInks {
+                light: Ink::LIGHT,
+                dark: Ink::DARK,
             },
         }
     }

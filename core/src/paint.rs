@@ -4,7 +4,7 @@
 //! a canvas 2D context (the site draws only that way); anything else that draws (a test,
 //! another renderer) can too. Every number of the drawing lives here.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
@@ -116,7 +116,8 @@ pub fn colour_index(shape: &Shape) -> usize {
 }
 
 /// How strongly shapes show: the opacity of their fill and of their outline, 0 to 1.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct Ink {
     /// Opacity of the fill.
     pub fill: f64,
@@ -136,45 +137,6 @@ impl Ink {
         stroke: 0.42,
     };
 }
-
-/// The site's two colour themes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-pub enum Theme {
-    /// Dark shapes on a light page (the default).
-    #[default]
-    Light,
-    /// Light shapes on a dark page.
-    Dark,
-}
-
-impl Theme {
-    /// How strongly shapes show in this theme.
-    pub const fn ink(self) -> Ink {
-        match self {
-            Theme::Light => Ink::LIGHT,
-            Theme::Dark => Ink::DARK,
-        }
-    }
-}
-
-impl std::str::FromStr for Theme {
-    type Err = UnknownTheme;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "light" => Ok(Theme::Light),
-            "dark" => Ok(Theme::Dark),
-            _ => Err(UnknownTheme),
-        }
-    }
-}
-
-/// A theme name that is neither `light` nor `dark`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown theme: expected light or dark")]
-pub struct UnknownTheme;
 
 /// A vertical band where shapes show fainter: behind a page's column of text (CSS pixels,
 /// from the viewport's left edge).
@@ -320,14 +282,6 @@ mod tests {
             assert!((Fade::STRENGTH..=1.0).contains(&a) && a <= last, "{x}: {a}");
             last = a;
         }
-    }
-
-    #[test]
-    fn each_theme_has_its_ink() {
-        assert_eq!(Theme::Light.ink(), Ink::LIGHT);
-        assert_eq!(Theme::Dark.ink(), Ink::DARK);
-        assert_eq!("dark".parse(), Ok(Theme::Dark));
-        assert_eq!("sepia".parse::<Theme>(), Err(UnknownTheme));
     }
 
     #[test]

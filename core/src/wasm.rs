@@ -17,16 +17,36 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::background::{PALETTE, Simulation, Variant};
-use crate::form::{FormMachine, FormState, SubmitOutcome};
-use crate::paint::{self, Fade, Ink, Step, Theme};
-use crate::validation::{self, ErrorCode, Field, FormUpdate};
+use crate::background::{PALETTE, Simulation, UnknownVariant, Variant};
+use crate::form::{EditError, FormMachine, FormState, SubmitOutcome};
+use crate::paint::{self, Fade, Ink, Step};
+use crate::validation::{self, ErrorCode, Field, FormUpdate, UnknownField, UnknownInterest};
 
 // The heap holds a few strings and two dozen shapes: a free list is plenty, and is
 // 5 KB smaller than the standard dlmalloc.
 #[global_allocator]
 static ALLOCATOR: LockedAllocator<FreeListAllocator> =
     LockedAllocator::new(FreeListAllocator::new());
+
+/// Every error the core's calls can refuse with: one type, so that one conversion
+/// (`JsError::from`, which copies itself per type) makes each a JS `Error` carrying the
+/// error's constant message.
+#[derive(Debug, thiserror::Error)]
+enum CoreError {
+    #[error(transparent)]
+    Field(#[from] UnknownField),
+    #[error(transparent)]
+    Interest(#[from] UnknownInterest),
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    #[error(transparent)]
+    Variant(#[from] UnknownVariant),
+}
+
+/// A refusal of the core's as a JS `Error`.
+fn js_error(error: impl Into<CoreError>) -> JsError {
+    JsError::from(error.into())
+}
 
 /// A value for JavaScript, as its generated type. Serialising plain data cannot fail;
 /// were it to, the call throws rather than returning something of the wrong shape.
@@ -46,7 +66,8 @@ fn read_update(values: &JsValue) -> Result<FormUpdate, JsError> {
             .get(0)
             .as_string()
             .unwrap_or_default()
-            .parse::<Field>()?;
+            .parse::<Field>()
+            .map_err(js_error)?;
         let value = entry.get(1);
         if value.is_undefined() {
             continue;
@@ -54,7 +75,7 @@ fn read_update(values: &JsValue) -> Result<FormUpdate, JsError> {
         let value = value
             .as_string()
             .ok_or_else(|| JsError::new("every form value must be a string"))?;
-        update.set(field, value)?;
+        update.set(field, value).map_err(js_error)?;
     }
     Ok(update)
 }
@@ -156,7 +177,7 @@ impl WaitlistForm {
     /// form that is not idle: nothing changes.
     pub fn update(&mut self, values: &Ts<FormUpdate>) -> Result<(), JsError> {
         let update = read_update(&values.js_value())?;
-        Ok(self.0.update(update)?)
+        self.0.update(update).map_err(js_error)
     }
 
     /// Submits at `now` (ms): valid data starts submitting, invalid data shows errors,
@@ -321,7 +342,8 @@ impl Background {
             .js_value()
             .as_string()
             .unwrap_or_default()
-            .parse::<Variant>()?;
+            .parse::<Variant>()
+            .map_err(js_error)?;
         Ok(Self {
             simulation: Simulation::new(variant, width, height, seed.into()),
             width,
@@ -365,25 +387,11 @@ impl Background {
     }
 
     /// How strongly an attached canvas shows the shapes: the opacity of their fill and
-    /// of their outline (0 to 1); redraws.
+    /// of their outline (0 to 1; the site's, per theme: `constants.background.inks`);
+    /// redraws.
     #[wasm_bindgen(js_name = setInk)]
     pub fn set_ink(&mut self, fill: f64, stroke: f64) {
         self.redraw(|painter| painter.set_ink(Ink { fill, stroke }));
-    }
-
-    /// Draws with the site's ink for `"light"` or `"dark"` pages; redraws.
-    ///
-    /// # Errors
-    /// A theme that is neither `"light"` nor `"dark"`.
-    #[wasm_bindgen(js_name = setTheme)]
-    pub fn set_theme(&mut self, theme: &Ts<Theme>) -> Result<(), JsError> {
-        let theme = theme
-            .js_value()
-            .as_string()
-            .unwrap_or_default()
-            .parse::<Theme>()?;
-        self.redraw(|painter| painter.set_ink(theme.ink()));
-        Ok(())
     }
 
     /// Shapes between `left` and `right` (CSS pixels from the viewport's left: a page's

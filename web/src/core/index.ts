@@ -11,7 +11,6 @@ import type {
   FormState,
   FormUpdate,
   SubmitOutcome,
-  Theme,
   Variant,
 } from "lathe-core/bundler";
 import constantsJson from "lathe-core/constants.json";
@@ -34,7 +33,6 @@ export type {
   Phase,
   ShapeKind,
   SubmitOutcome,
-  Theme,
   Variant,
 } from "lathe-core/bundler";
 
@@ -93,8 +91,8 @@ export interface BackgroundHandle {
   frame(dtMs: number): void;
   /** Follows a viewport resize (CSS pixels) and a new pixel ratio; redraws. */
   resize(width: number, height: number, pixelRatio: number): void;
-  /** Draws with the theme's ink; redraws. */
-  setTheme(theme: Theme): void;
+  /** Draws with the theme's ink (the core's, per theme); redraws. */
+  setTheme(theme: keyof BackgroundConstants["inks"]): void;
   /** Shapes behind this band (CSS pixels from the left: the text column) show fainter. */
   setFade(band: { readonly left: number; readonly right: number } | null): void;
   /** Frees the simulation's wasm memory; the handle must not be used again. */
@@ -183,9 +181,8 @@ function createCore(pkg: Package): Core {
           background.resize(width, height, pixelRatio);
         },
         setTheme: (theme) => {
-          call(`set the ${theme} theme`, () => {
-            background.setTheme(theme);
-          });
+          const { fill, stroke } = constants.background.inks[theme];
+          background.setInk(fill, stroke);
         },
         setFade: (band) => {
           if (band) background.setFade(band.left, band.right);
