@@ -12,11 +12,18 @@ export interface Wakeable {
   state(): { readonly wakeAt: number | null | undefined };
 }
 
+/**
+ * The longest single sleep by default, in ms: Firefox may fire a timer up to an eighth of
+ * its delay late to batch wake-ups; in steps of 100 ms, a transition is never more than
+ * ~12 ms late.
+ */
+export const MAX_SLEEP_MS = 100;
+
 /** Options for `wakeUps`. */
 export interface WakeOptions {
   /** The clock the form is given (`performance.now` by default). */
   readonly now?: () => number;
-  /** The longest single sleep, in ms (100 by default). */
+  /** The longest single sleep, in ms (`MAX_SLEEP_MS` by default). */
   readonly maxSleepMs?: number;
 }
 
@@ -43,7 +50,7 @@ export interface WakeUps {
  */
 export function wakeUps(form: Wakeable, onChange: () => void, options: WakeOptions = {}): WakeUps {
   const now = options.now ?? (() => performance.now());
-  const maxSleepMs = options.maxSleepMs ?? 100;
+  const maxSleepMs = options.maxSleepMs ?? MAX_SLEEP_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
 

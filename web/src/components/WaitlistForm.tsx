@@ -1,9 +1,10 @@
 import { type SubmitEvent, useEffect, useEffectEvent, useId, useRef } from "react";
 import { waitlistEndpoint } from "../config";
-import { type Core, type Field, type FieldSpec, constants } from "../core";
+import { type Core, type Field, constants } from "../core";
 import { company } from "../content/company";
-import { fieldText, formText, interestLabels } from "../content/form";
+import { fieldText, formText } from "../content/form";
 import { useWaitlistForm } from "../hooks/useWaitlistForm";
+import { FieldControl } from "./FieldControl";
 import { FormField } from "./FormField";
 import { RichText } from "./RichText";
 import { ThankYouPanel } from "./ThankYouPanel";
@@ -17,7 +18,7 @@ interface WaitlistFormProps {
   readonly endpoint?: string | null;
 }
 
-const { fields, interests, messageRows, initial } = constants.form;
+const { fields, initial } = constants.form;
 
 /**
  * The early-access form. It renders what the core says: values, errors beneath their
@@ -84,10 +85,10 @@ export function WaitlistForm({
     if (first) document.getElementById(id(first.field))?.focus();
     else notSentRef.current?.focus();
   });
-  const { failures } = form;
+  const { submitsReturned } = form;
   useEffect(() => {
-    if (failures > 0) focusFailure();
-  }, [failures]);
+    if (submitsReturned > 0) focusFailure();
+  }, [submitsReturned]);
 
   const onSubmit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -103,65 +104,6 @@ export function WaitlistForm({
   };
 
   const errorFor = (field: Field) => form.errors.find((e) => e.field === field)?.message;
-
-  /** The control for one row of the core's field table. */
-  const control = ({ field, control, required, marked }: FieldSpec, describedBy?: string) => {
-    const common = {
-      id: id(field),
-      name: field,
-      "aria-describedby": describedBy,
-      "aria-invalid": errorFor(field) ? true : undefined,
-      // Validated as required but not marked (spec §5 marks only name and email).
-      "aria-required": required && !marked ? true : undefined,
-    } as const;
-    const onChange = (event: { target: { value: string } }) => {
-      form.set(field, event.target.value);
-    };
-    switch (control) {
-      case "choice":
-        return (
-          <select {...common} value={form.values.interest} disabled={busy} onChange={onChange}>
-            {interests.map((interest) => (
-              <option key={interest} value={interest}>
-                {interestLabels[interest]}
-              </option>
-            ))}
-          </select>
-        );
-      case "multiline":
-        return (
-          <textarea
-            {...common}
-            rows={messageRows}
-            value={form.values[field]}
-            readOnly={busy}
-            onChange={onChange}
-          />
-        );
-      case "text":
-      case "email":
-        return (
-          <input
-            {...common}
-            // Never type="email": the browser would strip spaces before the rules see them.
-            type="text"
-            {...(control === "email"
-              ? {
-                  inputMode: "email",
-                  autoCapitalize: "none",
-                  autoCorrect: "off",
-                  spellCheck: false,
-                }
-              : {})}
-            autoComplete={fieldText[field].autoComplete}
-            required={marked}
-            value={form.values[field]}
-            readOnly={busy}
-            onChange={onChange}
-          />
-        );
-    }
-  };
 
   return (
     <div className="waitlist">
@@ -186,7 +128,19 @@ export function WaitlistForm({
               hint={fieldText[spec.field].hint}
               error={errorFor(spec.field)}
             >
-              {(describedBy) => control(spec, describedBy)}
+              {(describedBy) => (
+                <FieldControl
+                  spec={spec}
+                  id={id(spec.field)}
+                  values={form.values}
+                  error={errorFor(spec.field)}
+                  describedBy={describedBy}
+                  busy={busy}
+                  onChange={(value) => {
+                    form.set(spec.field, value);
+                  }}
+                />
+              )}
             </FormField>
           ))}
           {!unavailable && (
