@@ -32,7 +32,10 @@ if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or 
 const chromeFlags = ["--headless=new", ...chromium.args];
 // BENCH_ROUTES="/" and BENCH_PRESETS=mobile narrow the Lighthouse runs while iterating.
 const list = (value, all) => (value ? value.split(",").map((v) => v.trim()) : all);
-const routes = list(process.env.BENCH_ROUTES, ["/", "/contact", "/gdpr", "/terms"]);
+// Every route the build lists in its sitemap (written from web/src/routes.ts).
+const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
+const allRoutes = [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1]);
+const routes = list(process.env.BENCH_ROUTES, allRoutes);
 const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 
 const server = spawn(

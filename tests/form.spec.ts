@@ -36,6 +36,7 @@ test("fields, labels and defaults follow the spec", async ({ page }) => {
       .locator("option")
       .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
   ).toEqual(["general", "enterprise", "developer", "partnership", "press"]);
+  await expect(form(page).submit).toHaveText("Request Early Access");
 });
 
 test("an empty submit shows all three messages beneath their fields", async ({ page }) => {

@@ -1,6 +1,8 @@
+import { routes as siteRoutes } from "../web/src/routes.ts";
 import { type Page, expect } from "@playwright/test";
 
-export const routes = ["/", "/contact", "/gdpr", "/terms"] as const;
+/** The site's routes, from its one list of them. */
+export const routes = siteRoutes.map((route) => route.path);
 
 /** The waitlist form's fields, found by their labels as a visitor finds them, and its button. */
 export function form(page: Page) {

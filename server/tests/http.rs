@@ -52,6 +52,11 @@ fn hostile_targets_get_400_and_never_crash_it() {
         "/assets/../../x",
         "/%2e%2e/%2e%2e/etc/passwd",
         "/..%2f..%2fx",
+        "/a/../b",
+        "/a%2Fb",
+        "/a%5Cb",
+        "/./x",
+        "*",
     ] {
         let reply = get(target, "");
         assert_eq!(reply.status, 400, "{target}");

@@ -1,36 +1,42 @@
-import { Suspense, lazy } from "react";
+import { type ReactNode, Suspense, lazy } from "react";
 import { Route, Switch } from "wouter";
 import { Layout } from "./components/Layout";
 import { ContactPage } from "./pages/ContactPage";
 import { HomePage } from "./pages/HomePage";
 import { NotFoundPage } from "./pages/NotFoundPage";
+import { type Route as RoutePath, routes } from "./routes";
 
 // The legal pages' long text loads with them, not with every page. Prerendered, they are
 // whole before any script runs; hydration waits for their file.
 const GdprPage = lazy(() => import("./pages/GdprPage").then((m) => ({ default: m.GdprPage })));
 const TermsPage = lazy(() => import("./pages/TermsPage").then((m) => ({ default: m.TermsPage })));
 
+/** What each route shows. */
+const views: Record<RoutePath, ReactNode> = {
+  "/": <HomePage />,
+  "/contact": <ContactPage />,
+  "/gdpr": (
+    <Suspense>
+      <GdprPage />
+    </Suspense>
+  ),
+  "/terms": (
+    <Suspense>
+      <TermsPage />
+    </Suspense>
+  ),
+};
+
 /** The four routes of spec §2, and a page for any other path. */
 export function App() {
   return (
     <Layout>
       <Switch>
-        <Route path="/">
-          <HomePage />
-        </Route>
-        <Route path="/contact">
-          <ContactPage />
-        </Route>
-        <Route path="/gdpr">
-          <Suspense>
-            <GdprPage />
-          </Suspense>
-        </Route>
-        <Route path="/terms">
-          <Suspense>
-            <TermsPage />
-          </Suspense>
-        </Route>
+        {routes.map(({ path }) => (
+          <Route key={path} path={path}>
+            {views[path]}
+          </Route>
+        ))}
         <Route>
           <NotFoundPage />
         </Route>

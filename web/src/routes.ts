@@ -9,12 +9,26 @@ export interface PrerenderedPage {
   readonly indexed: boolean;
 }
 
-/** The four routes of spec §2, and the not-found page for static hosts (404.html). */
+/**
+ * The four routes of spec §2, in the header's order, with their pages' data: the site's
+ * one list of its routes (App.tsx renders each; the tests and make bench read it too).
+ */
+export const routes = [
+  { path: "/", meta: pages.home },
+  { path: "/contact", meta: pages.contact },
+  { path: "/gdpr", meta: pages.gdpr },
+  { path: "/terms", meta: pages.terms },
+] as const;
+export type Route = (typeof routes)[number]["path"];
+
+/** The four routes, and the not-found page for static hosts (404.html). */
 export const prerendered: readonly PrerenderedPage[] = [
-  { path: "/", file: "index.html", meta: pages.home, indexed: true },
-  { path: "/contact", file: "contact/index.html", meta: pages.contact, indexed: true },
-  { path: "/gdpr", file: "gdpr/index.html", meta: pages.gdpr, indexed: true },
-  { path: "/terms", file: "terms/index.html", meta: pages.terms, indexed: true },
+  ...routes.map(({ path, meta }) => ({
+    path,
+    file: path === "/" ? "index.html" : `${path.slice(1)}/index.html`,
+    meta,
+    indexed: true,
+  })),
   { path: "/404", file: "404.html", meta: pages.notFound, indexed: false },
 ];
 

@@ -47,34 +47,7 @@ async function fillValid(user: ReturnType<typeof userEvent.setup>) {
 }
 
 describe("WaitlistForm", () => {
-  it("renders the spec's fields, marks and defaults", () => {
-    const { container } = setup({ core });
-    expect(container.querySelector("form")).toHaveAttribute("novalidate");
-    for (const [label, marked] of [
-      ["Full name", true],
-      ["Email address", true],
-      ["Company", false],
-      ["Role", false],
-      ["Message", false],
-    ] as const) {
-      const input = screen.getByLabelText(new RegExp(`^${label}`));
-      const text = container.querySelector(`label[for="${input.id}"]`)?.textContent;
-      expect(text).toBe(marked ? `${label} *` : label);
-      expect(input.hasAttribute("required")).toBe(marked);
-    }
-    expect(field(/^Message/).tagName).toBe("TEXTAREA");
-    expect(field(/^Message/)).toHaveAttribute("rows", "4");
-    const interest = field(/interested in/) as HTMLSelectElement;
-    expect(interest.value).toBe("general");
-    expect([...interest.options].map((o) => o.value)).toEqual([
-      "general",
-      "enterprise",
-      "developer",
-      "partnership",
-      "press",
-    ]);
-    expect(submitButton()).toHaveTextContent("Request Early Access");
-  });
+  // The spec's fields, marks and defaults: on the built page, tests/form.spec.ts.
 
   it("shows the core's three messages beneath their fields and focuses the first", async () => {
     const { user } = setup({ core });
