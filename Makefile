@@ -68,7 +68,7 @@ pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
 $(SERVER): $(SERVER_SOURCES) | setup
 	$(RUST) cargo build --release -q -p lathe-site
 
-# WAITLIST_URL, the build setting (README, "Collecting sign-ups"): recorded in a file that
+# WAITLIST_URL, the build setting (docs/server.md, "Collecting sign-ups"): recorded in a file that
 # changes only when the setting does, so that changing it rebuilds web/dist.
 WAITLIST_URL ?=
 BUILD_SETTINGS := .tools/build-settings

@@ -319,7 +319,7 @@ function report({ lighthouse: lh, sizes, background: bg, painter, form, servers,
       ([backend, { answered, rows }]) =>
         `${backend}: ${String(rows)} rows for ${String(answered)} answered sign-ups${rows >= answered ? " (the rest were under way when wrk stopped)" : " - SIGN-UPS LOST"}`,
     ),
-    `SQLite's write-ahead log at its largest during the run: ${String(signUps.walBytes)} bytes (bound: about 4,200,000; README, "Collecting sign-ups")`,
+    `SQLite's write-ahead log at its largest during the run: ${String(signUps.walBytes)} bytes (bound: about 4,200,000; docs/server.md, "Collecting sign-ups")`,
   ];
   return lines.join("\n");
 }
@@ -373,7 +373,7 @@ function writeMeasurements(results, table) {
 Written by \`make bench\` (bench/run.mjs) on every run: the latest run in full, then one
 line per run. Figures come from this repository's 2-core machine and vary from run to run
 by a few per cent (Lighthouse's simulated mobile timings more); compare runs on the same
-machine. What each figure means and its target: README, "Measuring".
+machine. What each figure means and its target: docs/architecture.md, "Measuring".
 
 ## Latest run: ${results.date} (${commit})
 

@@ -1,7 +1,7 @@
 //! Prints the core's constants as JSON: `{ "form": FormConstants, "background":
-//! BackgroundConstants }`, the same values `formConstants()` and `backgroundConstants()`
-//! return from the wasm. `make pkg` ships it as `pkg/constants.json`, so that a page can
-//! render its first paint (and a server its HTML) before the wasm has loaded.
+//! BackgroundConstants }`, from the same Rust values the core runs on. `make pkg` ships it
+//! as `pkg/constants.json` (the wasm holds no copy), so that a page can render its first
+//! paint (and a server its HTML) before the wasm has loaded.
 
 use lathe_core::background::BackgroundConstants;
 use lathe_core::form::FormConstants;
