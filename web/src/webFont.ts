@@ -1,4 +1,4 @@
-import { fontStorageKey } from "./content/font";
+import { fontStorageKey } from "./browserState";
 
 // Set by vite.config.ts from web/scripts/fonts.mjs.
 declare const __FONT_ID__: string;

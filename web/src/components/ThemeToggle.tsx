@@ -1,4 +1,4 @@
-import type { Theme } from "../content/theme";
+import type { Theme } from "../browserState";
 import { chrome } from "../content/site";
 import { useHydrated } from "../hooks/useHydrated";
 import { useTheme } from "../hooks/useTheme";

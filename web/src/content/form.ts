@@ -50,6 +50,3 @@ export const formText = {
   thankYouHeading: "Thank you!",
   thankYouBody: "You're on the list. We'll email you when your early-access invitation is ready.",
 } as const;
-
-/** Where a draft of the form is kept in this tab's sessionStorage until it is sent. */
-export const draftStorageKey = "lathe:waitlist-draft";

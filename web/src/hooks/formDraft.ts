@@ -1,5 +1,5 @@
 import { type Field, type FormValues, type Interest, constants } from "../core";
-import { draftStorageKey } from "../content/form";
+import { draftStorageKey } from "../browserState";
 
 // A draft of the form in this tab's sessionStorage, so that a refresh loses nothing
 // typed. It never leaves the browser. Storage that throws or holds anything unexpected

@@ -1,5 +1,5 @@
 import { useCallback, useSyncExternalStore } from "react";
-import { type Theme, systemDarkQuery, themeStorageKey, themes } from "../content/theme";
+import { type Theme, systemDarkQuery, themeStorageKey, themes } from "../browserState";
 
 // The theme lives on <html data-theme>, set before the first paint by the inlined
 // src/inline/theme.ts and kept there by this module. A choice is saved only when the visitor

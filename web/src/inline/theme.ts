@@ -2,8 +2,13 @@
 // first paint: no flash of the wrong theme, links to nowhere stay put before the app has
 // loaded, and the page's errors are recorded (./errors.ts). It imports only constants, so
 // the inlined script stays well under a kilobyte.
-import { fontStorageKey } from "../content/font";
-import { type Theme, systemDarkQuery, themeStorageKey, themes } from "../content/theme";
+import {
+  type Theme,
+  fontStorageKey,
+  systemDarkQuery,
+  themeStorageKey,
+  themes,
+} from "../browserState";
 import "./errors";
 
 declare const __FONT_ID__: string;

@@ -1,0 +1,19 @@
+// What the site keeps in the browser, and the preference it reads: code, not content a
+// site owner edits. The pre-paint script (src/inline/theme.ts) and the app share each.
+// The privacy policy lists the stored items (content/legal.ts, "Cookies").
+
+/** The theme's storage key (localStorage) and values (spec §9). */
+export const themeStorageKey = "theme";
+export const themes = ["light", "dark"] as const;
+export type Theme = (typeof themes)[number];
+/** The system's preference, followed until the visitor uses the toggle. */
+export const systemDarkQuery = "(prefers-color-scheme: dark)";
+
+/**
+ * The note that this browser has the site's web font (web/scripts/fonts.mjs), in
+ * localStorage: written once the font has downloaded, read before the first paint.
+ */
+export const fontStorageKey = "font";
+
+/** Where a draft of the form is kept in this tab's sessionStorage until it is sent. */
+export const draftStorageKey = "lathe:waitlist-draft";
