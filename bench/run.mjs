@@ -46,34 +46,45 @@ const server = spawn(
 process.on("exit", () => server.kill());
 await waitFor(origin);
 
-const results = {
-  date: new Date().toISOString(),
-  lighthouse: [],
-  sizes: {},
-  background: {},
-  form: {},
-  servers: { lines: [], memory: {} },
-  signUps: { lines: [], stored: {}, walBytes: 0 },
-};
+const results = { date: new Date().toISOString() };
+results.lighthouse = await benchLighthouse();
+const browser = await playwright.launch({ executablePath, args: chromium.args });
+results.sizes = await benchSizes(browser);
+results.background = await benchBackground(browser);
+results.painter = await benchPainter(browser, origin, dist);
+results.form = await benchForm(browser);
+await browser.close();
+results.servers = await benchServers();
+results.signUps = await benchSignUps({ root, dist, waitFor });
 
-// Lighthouse, one fresh Chromium per run.
-for (const preset of presets) {
-  for (const route of routes) {
-    // A fresh Chromium sometimes fails to record the first trace (NO_NAVSTART): retry.
-    let run;
-    for (let attempt = 0; attempt < 3 && !(run && !run.lhr.runtimeError); attempt++) {
-      const chrome = await chromeLauncher.launch({ chromePath: executablePath, chromeFlags });
-      try {
-        run = await lighthouse(
-          origin + route,
-          { port: chrome.port, output: "json", logLevel: "error" },
-          preset === "desktop" ? desktopConfig : undefined,
-        );
-      } finally {
-        await chrome.kill();
+const out = join(root, "bench", "results");
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
+const table = report(results);
+console.log(table);
+writeMeasurements(results, table);
+console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
+server.kill();
+
+/** Lighthouse on every route and preset, one fresh Chromium per run. */
+async function benchLighthouse() {
+  const runs = [];
+  for (const preset of presets) {
+    for (const route of routes) {
+      // A fresh Chromium sometimes fails to record the first trace (NO_NAVSTART): retry.
+      let run;
+      for (let attempt = 0; attempt < 3 && !(run && !run.lhr.runtimeError); attempt++) {
+        const chrome = await chromeLauncher.launch({ chromePath: executablePath, chromeFlags });
+        try {
+          run = await lighthouse(
+            origin + route,
+            { port: chrome.port, output: "json", logLevel: "error" },
+            preset === "desktop" ? desktopConfig : undefined,
+          );
+        } finally {
+          await chrome.kill();
+        }
       }
-    }
-    {
       const { categories, audits, runtimeError } = run.lhr;
       const metric = (id, digits = 0) => {
         const value = audits[id]?.numericValue;
@@ -81,7 +92,7 @@ for (const preset of presets) {
       };
       const score = (id) =>
         categories[id]?.score == null ? null : Math.round(categories[id].score * 100);
-      results.lighthouse.push({
+      runs.push({
         route,
         preset,
         performance: score("performance"),
@@ -99,11 +110,11 @@ for (const preset of presets) {
       });
     }
   }
+  return runs;
 }
 
-// Sizes: what the landing page loads, each file gzipped at level 9.
-const browser = await playwright.launch({ executablePath, args: chromium.args });
-{
+/** What the landing page loads, each file gzipped at level 9. */
+async function benchSizes(browser) {
   const page = await browser.newPage();
   const loaded = new Set();
   page.on("requestfinished", (r) => loaded.add(new URL(r.url()).pathname));
@@ -114,7 +125,8 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
     return { path, gzip: gzipSync(readFileSync(join(dist, file)), { level: 9 }).length };
   });
   const wasm = readdirSync(join(dist, "assets")).find((f) => f.endsWith(".wasm"));
-  results.sizes = {
+  await page.close();
+  return {
     wasmGzipBytes: gzipSync(readFileSync(join(dist, "assets", wasm)), { level: 9 }).length,
     landingGzipBytes: files.reduce((sum, f) => sum + f.gzip, 0),
     // The page and its stylesheets: all the first paint waits for (the app loads after it).
@@ -123,11 +135,10 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
       .reduce((sum, f) => sum + f.gzip, 0),
     landingFiles: files,
   };
-  await page.close();
 }
 
-// The background: the core's own step, then whole frames as the page draws them.
-{
+/** The background: the core's own step, then whole frames as the page draws them. */
+async function benchBackground(browser) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript(() => {
     // Time every animation-frame callback: the renderer is the page's only user.
@@ -177,7 +188,7 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
 
   frames.sort((a, b) => a - b);
   const pick = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
-  results.background = {
+  return {
     stepMicroseconds: Number(step.toFixed(2)),
     frames: frames.length,
     frameMedianMs: Number(pick(0.5).toFixed(3)),
@@ -185,10 +196,9 @@ const browser = await playwright.launch({ executablePath, args: chromium.args })
     coreStartupMs: Number(startup.toFixed(1)),
   };
 }
-results.painter = await benchPainter(browser, origin, dist);
 
-// The form with a 1 MB message pasted in: the input event, then a validating submit.
-{
+/** The form with a 1 MB message pasted in: the input event, then a validating submit. */
+async function benchForm(browser) {
   const page = await browser.newPage();
   await page.goto(origin + "/contact");
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
@@ -213,20 +223,22 @@ results.painter = await benchPainter(browser, origin, dist);
       submitMs: t3 - t2,
     };
   });
-  results.form = {
+  await page.close();
+  return {
     pastedBytes: paste.bytes,
     inputMs: Number(paste.inputMs.toFixed(1)),
     browserLayoutMs: Number(paste.layoutMs.toFixed(0)),
     submitMs: Number(paste.submitMs.toFixed(1)),
   };
-  await page.close();
 }
-await browser.close();
 
-// The servers: the site's own (lathe-site) and nginx with deploy/nginx/lathe.conf, side by
-// side on the same files, with wrk: requests per second and p99 latency at 10 and 100
-// connections, and lathe-site's memory idle and at its peak under that load.
-{
+/**
+ * The servers: the site's own (lathe-site) and nginx with deploy/nginx/lathe.conf, side by
+ * side on the same files, with wrk: requests per second and p99 latency at 10 and 100
+ * connections, and lathe-site's memory idle and at its peak under that load.
+ */
+async function benchServers() {
+  const servers = { lines: [], memory: {} };
   const nginxPort = 4181;
   const nginx = spawn(join(root, "deploy/nginx/run-local.sh"), [String(nginxPort), dist], {
     stdio: "ignore",
@@ -241,7 +253,7 @@ await browser.close();
     const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
     return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   };
-  results.servers.memory.idleKB = rss("VmRSS");
+  servers.memory.idleKB = rss("VmRSS");
   for (const path of paths) {
     for (const connections of [10, 100]) {
       const line = { path, connections };
@@ -252,23 +264,13 @@ await browser.close();
         line[name] = wrk(base + path, connections);
       }
       line.ratio = Number((line.lathe.rps / line.nginx.rps).toFixed(2));
-      results.servers.lines.push(line);
+      servers.lines.push(line);
     }
   }
-  results.servers.memory.peakKB = rss("VmHWM");
+  servers.memory.peakKB = rss("VmHWM");
   nginx.kill();
+  return servers;
 }
-
-results.signUps = await benchSignUps({ root, dist, waitFor });
-
-const out = join(root, "bench", "results");
-mkdirSync(out, { recursive: true });
-writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
-const table = report(results);
-console.log(table);
-writeMeasurements(results, table);
-console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
-server.kill();
 
 function report({ lighthouse: lh, sizes, background: bg, painter, form, servers, signUps }) {
   const pad = (v, n) => String(v).padStart(n);
