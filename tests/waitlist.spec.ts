@@ -120,6 +120,12 @@ async function open(page: Page, server: Server) {
   await page.clock.pauseAt(new Date("2026-01-05T09:01:00Z"));
 }
 
+/** Opens the contact page on `server` and fills every field, with `email`. */
+async function openFilled(page: Page, server: Server, email?: string) {
+  await open(page, server);
+  await fill(page, email);
+}
+
 /** Counts the page's posts to the endpoint. */
 function posts(page: Page) {
   const sent: string[] = [];
@@ -175,14 +181,47 @@ async function expectNotSent(page: Page) {
   await expectKept(page);
 }
 
+/** A way for sending to fail, and to mend. */
+interface Fault {
+  /** Makes the next post fail. */
+  readonly begin: () => Promise<unknown> | undefined;
+  /** Submits, and waits until the form has given up (by default: at once). */
+  readonly submit?: () => Promise<void>;
+  /** Lets posts through again. */
+  readonly end: () => Promise<unknown> | undefined;
+}
+
+/**
+ * A submit while `fault` holds: idle again, every field kept, the not-sent message, then
+ * `meanwhile`'s checks; once it ends, the retry is thanked and the address stored once.
+ */
+async function notSentThenRetried(
+  page: Page,
+  server: Server,
+  fault: Fault,
+  meanwhile: () => Promise<void> = () => Promise.resolve(),
+) {
+  await openFilled(page, server);
+  await fault.begin();
+  try {
+    await (fault.submit ?? (() => form(page).submit.click()))();
+    await expectNotSent(page);
+    await meanwhile();
+  } finally {
+    await fault.end();
+  }
+  await submitAndBeThanked(page);
+  // A post that lands late (a frozen server waking) leaves one entry all the same.
+  expect((await server.entries()).map((e) => e.email)).toEqual([typed.email]);
+}
+
 test("a sign-up lands as a row, with its interest and the privacy notice's version", async ({
   page,
   server,
 }) => {
   const seen = watch(page, new URL(server.url).host);
   const sent = posts(page);
-  await open(page, server);
-  await fill(page);
+  await openFilled(page, server);
   await submitAndBeThanked(page);
   expect(sent).toHaveLength(1);
   expect(JSON.parse(sent[0] ?? "")).toEqual({
@@ -206,8 +245,7 @@ test("while the server thinks, the button says Submitting... and fields cannot c
   page,
   server,
 }) => {
-  await open(page, server);
-  await fill(page);
+  await openFilled(page, server);
   server.freeze();
   try {
     await form(page).submit.click();
@@ -227,72 +265,73 @@ test("a server that is down: idle, everything kept, the message; a retry succeed
   page,
   server,
 }) => {
-  await open(page, server);
-  await fill(page);
-  await server.stop();
-  await form(page).submit.click();
-  await expectNotSent(page);
-  await expect(page.getByRole("alert")).toBeFocused();
-  await expect(form(page).submit).toHaveText("Request Early Access");
-  // And kept across a refresh: the draft is saved once typing pauses for 300 ms.
-  await page.clock.runFor(300);
-  expect(await page.evaluate(() => sessionStorage.getItem("lathe:waitlist-draft"))).toContain(
-    "Analytical Engines",
+  await notSentThenRetried(
+    page,
+    server,
+    { begin: () => server.stop(), end: () => server.start() },
+    async () => {
+      await expect(page.getByRole("alert")).toBeFocused();
+      await expect(form(page).submit).toHaveText("Request Early Access");
+      // And kept across a refresh: the draft is saved once typing pauses for 300 ms.
+      await page.clock.runFor(300);
+      expect(await page.evaluate(() => sessionStorage.getItem("lathe:waitlist-draft"))).toContain(
+        "Analytical Engines",
+      );
+    },
   );
-  await server.start();
-  await submitAndBeThanked(page);
-  expect(await server.entries()).toHaveLength(1);
 });
 
 test("a server too slow to answer: after 10 s the form gives up, keeps everything, and a retry succeeds", async ({
   page,
   server,
 }) => {
-  await open(page, server);
-  await fill(page);
-  server.freeze();
-  try {
-    await form(page).submit.click();
-    await page.clock.runFor(9999);
-    await expect(form(page).submit).toHaveText("Submitting...");
-    await page.clock.runFor(1);
-    await expectNotSent(page);
-  } finally {
-    server.thaw();
-  }
-  // The first post may still land once the server wakes; the retry then updates it.
-  await submitAndBeThanked(page);
-  const entries = await server.entries();
-  expect(entries.map((e) => e.email)).toEqual(["ada@example.com"]);
+  await notSentThenRetried(page, server, {
+    begin: () => {
+      server.freeze();
+      return undefined;
+    },
+    submit: async () => {
+      await form(page).submit.click();
+      await page.clock.runFor(9999);
+      await expect(form(page).submit).toHaveText("Submitting...");
+      await page.clock.runFor(1);
+    },
+    end: () => {
+      server.thaw();
+      return undefined;
+    },
+  });
 });
 
 test("a server answering 500: idle, everything kept, the message; a retry succeeds", async ({
   page,
   server,
 }) => {
-  await open(page, server);
-  await fill(page);
-  await page.route("**/api/waitlist", (route) =>
-    route.fulfill({
-      status: 500,
-      contentType: "text/html",
-      body: "<h1>Internal Server Error</h1>",
-    }),
+  await notSentThenRetried(
+    page,
+    server,
+    {
+      begin: () =>
+        page.route("**/api/waitlist", (route) =>
+          route.fulfill({
+            status: 500,
+            contentType: "text/html",
+            body: "<h1>Internal Server Error</h1>",
+          }),
+        ),
+      end: () => page.unroute("**/api/waitlist"),
+    },
+    async () => {
+      expect(await server.entries()).toEqual([]);
+    },
   );
-  await form(page).submit.click();
-  await expectNotSent(page);
-  expect(await server.entries()).toEqual([]);
-  await page.unroute("**/api/waitlist");
-  await submitAndBeThanked(page);
-  expect(await server.entries()).toHaveLength(1);
 });
 
 test("field errors from the server appear beneath their fields, in the core's words", async ({
   page,
   server,
 }) => {
-  await open(page, server);
-  await fill(page);
+  await openFilled(page, server);
   await page.route("**/api/waitlist", (route) =>
     route.fulfill({
       status: 422,
@@ -317,8 +356,7 @@ test("field errors from the server appear beneath their fields, in the core's wo
 
 test("a triple click sends one request and makes one row", async ({ page, server }) => {
   const sent = posts(page);
-  await open(page, server);
-  await fill(page);
+  await openFilled(page, server);
   await form(page).submit.click({ clickCount: 3 });
   await expect(thanks(page)).toBeVisible();
   expect(sent).toHaveLength(1);
@@ -329,8 +367,7 @@ test("the honeypot: a bot that fills it is thanked, and nothing is kept", async 
   page,
   server,
 }) => {
-  await open(page, server);
-  await fill(page, "bot@example.com");
+  await openFilled(page, server, "bot@example.com");
   await page.locator('input[name="website"]').fill("https://spam.example", { force: true });
   await submitAndBeThanked(page);
   expect(await server.entries()).toEqual([]);
@@ -340,8 +377,7 @@ test.describe("with a limit of one sign-up a minute", () => {
   test.use({ serverOptions: ["--sign-ups-per-minute", "1"] });
 
   test("a second sign-up is refused: the message, everything kept", async ({ page, server }) => {
-    await open(page, server);
-    await fill(page, "first@example.com");
+    await openFilled(page, server, "first@example.com");
     await submitAndBeThanked(page);
     await page.clock.runFor(5000);
     await fill(page);
