@@ -47,8 +47,11 @@ pub struct Limits {
     pub idle_timeout: Duration,
     /// How many connections are served at once.
     pub max_connections: usize,
-    /// How long requests under way may take to finish once the server is told to stop.
+    /// How long requests under way may take to finish once the server stops accepting.
     pub shutdown_timeout: Duration,
+    /// Told to stop, how long the server goes on accepting and serving, `/readyz`
+    /// answering 503, before it stops accepting (time for a load balancer to notice).
+    pub shutdown_delay: Duration,
 }
 
 impl Default for Limits {
@@ -58,6 +61,7 @@ impl Default for Limits {
             idle_timeout: Duration::from_secs(60),
             max_connections: max_connections(),
             shutdown_timeout: Duration::from_secs(10),
+            shutdown_delay: Duration::ZERO,
         }
     }
 }

@@ -14,12 +14,14 @@ pub mod compress;
 pub mod connection;
 pub mod export;
 pub mod headers;
+pub mod health;
 pub mod memory;
 pub mod store;
 pub mod waitlist;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Router;
 use axum::body::Body;
@@ -64,6 +66,8 @@ pub struct Site {
     files: Memory,
     rules: Vec<Rule>,
     waitlist: Option<Waitlist>,
+    /// Set once the server is told to stop: `/readyz` then says 503.
+    draining: Arc<AtomicBool>,
 }
 
 impl Site {
@@ -96,6 +100,7 @@ impl Site {
             files,
             rules,
             waitlist: None,
+            draining: Arc::default(),
         })
     }
 
@@ -107,7 +112,8 @@ impl Site {
     }
 
     /// The service: files behind [`guard`], the waitlist's endpoint (or a route that says
-    /// the server is not collecting), and [`add_headers`] around both.
+    /// the server is not collecting), `/healthz` and `/readyz`, and [`add_headers`]
+    /// around all.
     pub fn router(self) -> Router {
         let serve = || {
             ServeDir::with_backend(&self.dist, self.files.clone())
@@ -147,6 +153,10 @@ impl Site {
             .redirect_to_trailing_slash(false)
             .not_found_service(not_found.clone());
         let rules = Arc::new(self.rules);
+        let health = health::Health {
+            draining: self.draining,
+            store: self.waitlist.as_ref().map(|w| w.store().clone()),
+        };
         let api = self
             .waitlist
             .map_or_else(waitlist::not_collecting, Waitlist::router);
@@ -154,12 +164,15 @@ impl Site {
             .fallback_service(files)
             .layer(middleware::from_fn_with_state(not_found, guard))
             .merge(api)
+            .merge(health.router())
             .layer(middleware::from_fn_with_state(rules, add_headers))
     }
 }
 
-/// Serves `site` on `listener` within `limits` until `stop` resolves, then finishes the
-/// requests under way ([`connection::serve`]).
+/// Serves `site` on `listener` within `limits` until `stop` resolves; then `/readyz`
+/// answers 503 while the server goes on serving for [`connection::Limits::shutdown_delay`]
+/// (time for a load balancer to notice), then it finishes the requests under way
+/// ([`connection::serve`]).
 ///
 /// # Errors
 /// The listener failing.
@@ -169,6 +182,12 @@ pub async fn serve(
     limits: connection::Limits,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let draining = site.draining.clone();
+    let stop = async move {
+        stop.await;
+        draining.store(true, Ordering::SeqCst);
+        tokio::time::sleep(limits.shutdown_delay).await;
+    };
     connection::serve(listener, site.router(), limits, stop).await
 }
 

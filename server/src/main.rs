@@ -28,16 +28,16 @@ enum Command {
     /// requests and the headers of its _headers file. Ctrl-C or SIGTERM stop it gracefully.
     Serve {
         /// The built site.
-        #[arg(long, default_value = "web/dist")]
+        #[arg(long, env = "LATHE_DIST", default_value = "web/dist")]
         dist: PathBuf,
         /// The port to listen on.
-        #[arg(long, default_value_t = 4173)]
+        #[arg(long, env = "LATHE_PORT", default_value_t = 4173)]
         port: u16,
         /// The address to listen on: loopback unless told otherwise (0.0.0.0 for all).
-        #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+        #[arg(long, env = "LATHE_HOST", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
         host: IpAddr,
         /// Send Strict-Transport-Security (only behind TLS).
-        #[arg(long)]
+        #[arg(long, env = "LATHE_HSTS", value_parser = clap::builder::BoolishValueParser::new())]
         hsts: bool,
         /// Collect the waitlist's sign-ups at POST /api/waitlist, into this database: a
         /// SQLite file (created if missing) or a postgres:// URL. Without it the server
@@ -45,14 +45,20 @@ enum Command {
         #[arg(long, env = "LATHE_DATABASE")]
         database: Option<Location>,
         /// Sign-ups accepted per client per minute (0: no limit).
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, env = "LATHE_SIGN_UPS_PER_MINUTE", default_value_t = 5)]
         sign_ups_per_minute: u32,
-        /// Another origin allowed to post sign-ups (repeat for several), such as the
-        /// site's own when this server is its form service on another host.
-        #[arg(long = "allow-origin", value_name = "ORIGIN")]
+        /// Another origin allowed to post sign-ups (repeat for several; in the
+        /// environment, separated by commas), such as the site's own when this server is
+        /// its form service on another host.
+        #[arg(
+            long = "allow-origin",
+            env = "LATHE_ALLOW_ORIGIN",
+            value_name = "ORIGIN",
+            value_delimiter = ','
+        )]
         allowed_origins: Vec<String>,
         /// Behind a proxy that appends the client's address to X-Forwarded-For and says
-        /// its scheme in X-Forwarded-Proto, such as deploy/nginx/lathe-proxy.conf: count
+        /// its scheme in X-Forwarded-Proto, such as deploy/nginx/lathe-waitlist.conf: count
         /// sign-ups against the client it names, and take its scheme as the site's.
         #[arg(long, env = "LATHE_BEHIND_PROXY", value_parser = clap::builder::BoolishValueParser::new())]
         behind_proxy: bool,
@@ -76,13 +82,13 @@ enum Command {
     /// wasm file of the build (run by `make build`).
     Compress {
         /// The built site.
-        #[arg(long, default_value = "web/dist")]
+        #[arg(long, env = "LATHE_DIST", default_value = "web/dist")]
         dist: PathBuf,
     },
     /// Prints the build's site-wide headers as nginx `add_header` lines.
     NginxHeaders {
         /// The built site.
-        #[arg(long, default_value = "web/dist")]
+        #[arg(long, env = "LATHE_DIST", default_value = "web/dist")]
         dist: PathBuf,
     },
 }
@@ -107,8 +113,13 @@ struct LimitArgs {
     /// listen queue.
     #[arg(long, env = "LATHE_MAX_CONNECTIONS")]
     max_connections: Option<usize>,
-    /// On Ctrl-C or SIGTERM, how long requests under way may take to finish before the
-    /// server exits anyway.
+    /// On Ctrl-C or SIGTERM, how long the server goes on serving with /readyz answering
+    /// 503, so that a load balancer stops sending it traffic first (behind one: a few
+    /// seconds more than its check interval).
+    #[arg(long, env = "LATHE_SHUTDOWN_DELAY", default_value = "0s", value_parser = humantime::parse_duration)]
+    shutdown_delay: Duration,
+    /// Then, how long requests under way may take to finish before the server exits
+    /// anyway.
     #[arg(long, env = "LATHE_SHUTDOWN_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
     shutdown_timeout: Duration,
 }
@@ -124,6 +135,7 @@ impl LimitArgs {
                 .unwrap_or(defaults.max_connections)
                 .max(1),
             shutdown_timeout: self.shutdown_timeout,
+            shutdown_delay: self.shutdown_delay,
         }
     }
 }
@@ -136,7 +148,7 @@ enum WaitlistCommand {
         /// CSV (a header row, every cell quoted; a cell that a spreadsheet would run as a
         /// formula, also behind white space, starts with ', and control characters are
         /// written as U+FFFD) or JSON (an array, the text exactly as stored).
-        #[arg(long, value_enum, default_value_t = Format::Csv)]
+        #[arg(long, env = "LATHE_EXPORT_FORMAT", value_enum, default_value_t = Format::Csv)]
         format: Format,
     },
     /// Prints the entry for an address (as JSON), or says there is none (exit 1).

@@ -345,6 +345,15 @@ impl Store {
 
     /// A connection of its own, for the reason a database cannot be reached (the pool
     /// would say only that it timed out).
+    /// Whether the database answers now, on a connection of its own (never queued behind
+    /// sign-ups): its reason if not.
+    ///
+    /// # Errors
+    /// The database's reason, or that it did not answer in time.
+    pub async fn ready(&self) -> Result<(), String> {
+        self.probe().await
+    }
+
     async fn probe(&self) -> Result<(), String> {
         let attempt = async {
             connect_direct(&self.location, self.pragmas.as_deref())

@@ -175,6 +175,11 @@ impl Waitlist {
         }
     }
 
+    /// The database it stores into.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The route, and a task that forgets clients once they are back to a full allowance.
     pub fn router(self) -> Router {
         if let Some(limiter) = self.limiter.clone() {

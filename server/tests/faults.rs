@@ -11,7 +11,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
@@ -22,7 +22,8 @@ use lathe_site::waitlist::{Settings, Waitlist};
 
 mod common;
 use common::{
-    Postgres, Reply, fixture, post, post_with, send_bytes, sign_up, sign_up_with, sqlite,
+    Postgres, Reply, Server, fixture, free_port, post, post_with, send_bytes, sign_up,
+    sign_up_with, sqlite,
 };
 
 fn unlimited() -> Settings {
@@ -60,102 +61,6 @@ fn sign_up_sized(email: &str, size: usize) -> String {
 }
 
 // --- The binary ------------------------------------------------------------------------
-
-/// `lathe-site serve` on a free port, killed when dropped; its standard error is kept.
-struct Server {
-    child: Child,
-    address: SocketAddr,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Server {
-    fn start(database: Option<&Location>, extra: &[&str]) -> Self {
-        Self::start_with(
-            Command::new(env!("CARGO_BIN_EXE_lathe-site")),
-            database,
-            extra,
-        )
-    }
-
-    /// Started by `command` (the binary, or a wrapper such as prlimit that runs it).
-    fn start_with(mut command: Command, database: Option<&Location>, extra: &[&str]) -> Self {
-        let port = free_port();
-        command
-            .args(["serve", "--dist", fixture().to_str().unwrap()])
-            .args(["--port", &port.to_string(), "--sign-ups-per-minute", "0"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        if let Some(database) = database {
-            command.args(["--database", &database.display()]);
-        }
-        let mut child = command.spawn().unwrap();
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().unwrap();
-        let sink = stderr.clone();
-        std::thread::spawn(move || {
-            let mut chunk = [0_u8; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
-            }
-        });
-        let address = SocketAddr::from(([127, 0, 0, 1], port));
-        let started = Instant::now();
-        while TcpStream::connect(address).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the server did not start: {}",
-                stderr.lock().unwrap()
-            );
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("the server exited ({status}): {}", stderr.lock().unwrap());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Self {
-            child,
-            address,
-            stderr,
-        }
-    }
-
-    fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .args([&format!("-{name}"), &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits for the process to end, at most `limit`.
-    fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// The site, collecting into `store`, in-process.
 fn collecting(store: impl Future<Output = Store> + Send + 'static, limits: Limits) -> SocketAddr {

@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use lathe_site::Site;
 use lathe_site::store::Location;
@@ -356,4 +358,102 @@ pub fn json(reply: &Reply) -> serde_json::Value {
 
 pub fn error(reply: &Reply) -> String {
     json(reply)["error"].as_str().unwrap_or_default().to_owned()
+}
+
+// --- The binary ------------------------------------------------------------------------
+
+/// `lathe-site serve` on a free port, killed when dropped; its standard error is kept.
+pub struct Server {
+    pub child: Child,
+    pub address: SocketAddr,
+    pub stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    pub fn start(database: Option<&Location>, extra: &[&str]) -> Self {
+        Self::start_with(
+            Command::new(env!("CARGO_BIN_EXE_lathe-site")),
+            database,
+            extra,
+        )
+    }
+
+    /// Started by `command` (the binary, or a wrapper such as prlimit that runs it).
+    pub fn start_with(mut command: Command, database: Option<&Location>, extra: &[&str]) -> Self {
+        let port = free_port();
+        command
+            .args(["serve", "--dist", fixture().to_str().unwrap()])
+            .args(["--port", &port.to_string(), "--sign-ups-per-minute", "0"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(database) = database {
+            command.args(["--database", &database.display()]);
+        }
+        let mut child = command.spawn().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0_u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        });
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        while TcpStream::connect(address).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the server did not start: {}",
+                stderr.lock().unwrap()
+            );
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the server exited ({status}): {}", stderr.lock().unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self {
+            child,
+            address,
+            stderr,
+        }
+    }
+
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the process to end, at most `limit`.
+    pub fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }

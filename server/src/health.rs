@@ -1,0 +1,82 @@
+//! `GET /healthz` and `GET /readyz`, for load balancers and orchestrators. `/healthz`
+//! says the process answers; `/readyz` that it should be sent traffic: 200 while the
+//! database (if it collects) answers within [`READY_TIMEOUT`], 503 with the reason
+//! otherwise, and 503 from the moment it is told to stop (see
+//! [`crate::connection::Limits::shutdown_delay`]). Neither is cached or logged as a page.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::store::Store;
+
+/// The liveness route.
+pub const HEALTHZ: &str = "/healthz";
+/// The readiness route.
+pub const READYZ: &str = "/readyz";
+/// How long the database may take to answer a readiness check.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// What readiness depends on.
+#[derive(Clone)]
+pub struct Health {
+    /// Set once the server is told to stop.
+    pub draining: Arc<AtomicBool>,
+    /// The waitlist's database, when the server collects.
+    pub store: Option<Store>,
+}
+
+impl Health {
+    /// The two routes.
+    pub fn router(self) -> Router {
+        Router::new()
+            .route(HEALTHZ, get(healthz))
+            .route(READYZ, get(readyz))
+            .with_state(self)
+    }
+}
+
+async fn healthz() -> Response {
+    text(StatusCode::OK, "ok\n".to_owned())
+}
+
+async fn readyz(State(health): State<Health>) -> Response {
+    if health.draining.load(Ordering::SeqCst) {
+        return text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting down\n".to_owned(),
+        );
+    }
+    let Some(store) = health.store else {
+        return text(StatusCode::OK, "ready\n".to_owned());
+    };
+    match tokio::time::timeout(READY_TIMEOUT, store.ready()).await {
+        Ok(Ok(())) => text(StatusCode::OK, "ready\n".to_owned()),
+        Ok(Err(reason)) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the database is unreachable: {reason}\n"),
+        ),
+        Err(_) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the database did not answer within {} s\n",
+                READY_TIMEOUT.as_secs()
+            ),
+        ),
+    }
+}
+
+/// A plain-text answer that nothing stores.
+fn text(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

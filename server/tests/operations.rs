@@ -1,0 +1,181 @@
+//! What an owner operates the server with: every flag from the environment, `/healthz`
+//! and `/readyz` (the database's state, and a shutdown under way), against the real
+//! binary and real databases.
+
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{
+    Postgres, Reply, Server, fixture, free_port, post, post_with, send_to, sign_up, sqlite,
+};
+
+fn get(address: SocketAddr, path: &str) -> Reply {
+    send_to(address, &format!("GET {path} HTTP/1.1\r\nHost: {address}"))
+}
+
+fn body(reply: &Reply) -> String {
+    String::from_utf8_lossy(&reply.body).into_owned()
+}
+
+/// Polls `check` every 20 ms until it holds, at most `limit`.
+fn until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn every_serve_flag_is_listed_with_its_environment_variable() {
+    let help = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    // Each option's entry runs from its `--flag` line to the next one.
+    let mut entries: Vec<String> = Vec::new();
+    for line in help.lines() {
+        if line.trim_start().starts_with("--") || line.trim_start().starts_with("-h,") {
+            entries.push(line.to_owned());
+        } else if let Some(entry) = entries.last_mut() {
+            entry.push_str(line);
+        }
+    }
+    entries.retain(|entry| !entry.contains("--help"));
+    assert!(entries.len() >= 15, "{help}");
+    for entry in entries {
+        assert!(entry.contains("[env: LATHE_"), "no variable for:\n{entry}");
+    }
+}
+
+#[test]
+fn a_server_configured_only_by_its_environment() {
+    let database = sqlite();
+    let port = free_port();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command
+        .arg("serve")
+        .env("LATHE_DIST", fixture())
+        .env("LATHE_PORT", port.to_string())
+        .env("LATHE_HSTS", "true")
+        .env("LATHE_DATABASE", database.display())
+        .env("LATHE_SIGN_UPS_PER_MINUTE", "1")
+        .env("LATHE_ALLOW_ORIGIN", "https://a.example,https://b.example")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = command.spawn().unwrap();
+    let address = SocketAddr::from(([127, 0, 0, 1], port));
+    let up = until(Duration::from_secs(20), || {
+        TcpStream::connect(address).is_ok()
+    });
+    let result = std::panic::catch_unwind(|| {
+        assert!(up, "the server did not start on LATHE_PORT");
+        let page = get(address, "/");
+        assert_eq!(page.status, 200);
+        assert!(
+            page.header("strict-transport-security").is_some(),
+            "LATHE_HSTS"
+        );
+        let from = |origin: &str, email: &str| {
+            post_with(
+                address,
+                &[
+                    &format!("Origin: {origin}"),
+                    "Content-Type: application/json",
+                ],
+                sign_up(email).as_bytes(),
+            )
+            .status
+        };
+        assert_eq!(
+            from("https://b.example", "ada@example.com"),
+            201,
+            "LATHE_ALLOW_ORIGIN"
+        );
+        assert_eq!(from("https://c.example", "bob@example.com"), 403);
+        assert_eq!(
+            from("https://a.example", "eve@example.com"),
+            429,
+            "LATHE_SIGN_UPS_PER_MINUTE=1"
+        );
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn healthz_answers_and_readyz_turns_503_as_soon_as_the_server_is_told_to_stop() {
+    let database = sqlite();
+    let mut server = Server::start(Some(&database), &["--shutdown-delay", "3s"]);
+    let address = server.address;
+    let health = get(address, "/healthz");
+    assert_eq!((health.status, body(&health).as_str()), (200, "ok\n"));
+    assert_eq!(health.header("cache-control"), Some("no-store"));
+    let ready = get(address, "/readyz");
+    assert_eq!((ready.status, body(&ready).as_str()), (200, "ready\n"));
+    assert_eq!(ready.header("cache-control"), Some("no-store"));
+    // Not pages: a POST is not allowed, and they carry the site's headers.
+    assert_eq!(ready.header("x-content-type-options"), Some("nosniff"));
+
+    server.signal("TERM");
+    assert!(
+        until(Duration::from_secs(2), || get(address, "/readyz").status
+            == 503),
+        "readyz still 200 after SIGTERM"
+    );
+    let draining = get(address, "/readyz");
+    assert_eq!(body(&draining), "shutting down\n");
+    // Still serving while the load balancer notices, and still alive.
+    assert_eq!(get(address, "/").status, 200);
+    assert_eq!(get(address, "/healthz").status, 200);
+    assert!(
+        server.exited_within(Duration::from_secs(10)).is_some(),
+        "the server did not stop after its delay"
+    );
+}
+
+#[test]
+fn readyz_follows_postgresql_down_and_back() {
+    let postgres = Postgres::start();
+    let server = Server::start(Some(&postgres.location), &[]);
+    let address = server.address;
+    assert_eq!(get(address, "/readyz").status, 200);
+    postgres.stop();
+    let down = get(address, "/readyz");
+    assert_eq!(down.status, 503);
+    assert!(
+        body(&down).starts_with("the database is unreachable: "),
+        "{}",
+        body(&down)
+    );
+    // The process itself is fine: a load balancer's liveness check must not restart it.
+    assert_eq!(get(address, "/healthz").status, 200);
+    postgres.resume();
+    assert!(
+        until(Duration::from_secs(10), || get(address, "/readyz").status
+            == 200),
+        "readyz did not recover"
+    );
+    // And sign-ups go through again.
+    assert_eq!(post(address, &sign_up("ada@example.com")).status, 201);
+}
+
+#[test]
+fn without_a_database_readyz_is_ready_and_both_routes_answer_head() {
+    let server = Server::start(None, &[]);
+    assert_eq!(get(server.address, "/readyz").status, 200);
+    let head = send_to(
+        server.address,
+        &format!("HEAD /healthz HTTP/1.1\r\nHost: {}", server.address),
+    );
+    assert_eq!(head.status, 200);
+}
