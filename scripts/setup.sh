@@ -256,6 +256,14 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null && ! command -v pg
     need "$(hint "PostgreSQL's server programs (initdb, pg_ctl), or set PG_BIN to their folder" "postgresql@17" "postgresql-server")"
   fi
 fi
+# The sqlite3 shell, with which the tests check a backup as an owner would.
+if ! command -v sqlite3 >/dev/null; then
+  if has_apt; then
+    apt_install sqlite3
+  else
+    need "$(hint "the sqlite3 shell" "sqlite" "sqlite")"
+  fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   fail "Missing on this $OS $ARCH machine (no apt-get here to install them):" \
     "${missing[@]/#/  - }" "Install them, then run this again."

@@ -163,6 +163,14 @@ enum WaitlistCommand {
     },
     /// Prints how many entries there are.
     Count,
+    /// Writes a consistent copy of a SQLite database to FILE while the server goes on
+    /// writing to it. To restore: stop the server, put FILE in the database's place
+    /// (removing the old -wal and -shm files beside it), start the server. PostgreSQL:
+    /// use `pg_dump`.
+    Backup {
+        /// Where to write the copy (a new file).
+        file: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -300,6 +308,13 @@ async fn waitlist(location: &Location, command: WaitlistCommand) -> Result<(), S
             println!("{}", store.count().await.map_err(failed)?);
             Ok(())
         }
+        WaitlistCommand::Backup { file } => match store.backup(&file).await {
+            Ok(()) => {
+                println!("backed up {} to {}", location.display(), file.display());
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        },
     };
     store.close().await;
     result

@@ -181,6 +181,22 @@ fn sqlite_pragmas(max_pages: Option<u32>) -> String {
     pragmas
 }
 
+/// Why a backup was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    /// PostgreSQL is backed up with its own tool.
+    #[error(
+        "a PostgreSQL database is backed up with PostgreSQL's own tool: pg_dump --format=custom --file=FILE 'postgres://...' (and restored with pg_restore)"
+    )]
+    Postgres,
+    /// The file is there already, or its name is not UTF-8.
+    #[error("{} exists already (or is not a UTF-8 path): choose a new file", .0.display())]
+    Exists(std::path::PathBuf),
+    /// The database failed.
+    #[error("the database failed: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
 /// The waitlist's table, in a SQLite file or a PostgreSQL database.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -345,6 +361,30 @@ impl Store {
 
     /// A connection of its own, for the reason a database cannot be reached (the pool
     /// would say only that it timed out).
+    /// Writes a consistent copy of a SQLite database to `file` (SQLite's `VACUUM INTO`: one
+    /// read transaction, so sign-ups stored while it runs are either wholly in it or not
+    /// at all, and the server goes on writing meanwhile). `file` must not exist.
+    ///
+    /// # Errors
+    /// [`BackupError::Postgres`] for PostgreSQL, whose own tool (`pg_dump`) does this;
+    /// `file` already there; the database failing.
+    pub async fn backup(&self, file: &std::path::Path) -> Result<(), BackupError> {
+        if self.backend() == Backend::Postgres {
+            return Err(BackupError::Postgres);
+        }
+        if file.exists() {
+            return Err(BackupError::Exists(file.to_owned()));
+        }
+        let path = file
+            .to_str()
+            .ok_or_else(|| BackupError::Exists(file.to_owned()))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(path)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Whether the database answers now, on a connection of its own (never queued behind
     /// sign-ups): its reason if not.
     ///

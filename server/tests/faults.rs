@@ -22,8 +22,8 @@ use lathe_site::waitlist::{Settings, Waitlist};
 
 mod common;
 use common::{
-    Postgres, Reply, Server, fixture, free_port, post, post_with, send_bytes, sign_up,
-    sign_up_with, sqlite,
+    Postgres, Server, fixture, free_port, load, post, post_with, send_bytes, sign_up, sign_up_with,
+    sqlite,
 };
 
 fn unlimited() -> Settings {
@@ -78,57 +78,6 @@ fn collecting(store: impl Future<Output = Store> + Send + 'static, limits: Limit
 fn collecting_into(location: &Location, limits: Limits) -> SocketAddr {
     let opened = location.clone();
     collecting(async move { Store::open(&opened).await.unwrap() }, limits)
-}
-
-/// Threads posting new sign-ups until `stop`; returns every address answered 2xx.
-fn load(address: SocketAddr, threads: usize, stop: &AtomicBool) -> BTreeSet<String> {
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mut acknowledged = Vec::new();
-                    let mut n = 0;
-                    while !stop.load(Ordering::Relaxed) {
-                        n += 1;
-                        let email = format!("t{t}.n{n}@example.com");
-                        if let Some(reply) = try_post(address, &sign_up(&email))
-                            && (200..300).contains(&reply.status)
-                        {
-                            acknowledged.push(email);
-                        }
-                    }
-                    acknowledged
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    })
-}
-
-/// A post that may find the server gone: `None` for no complete answer.
-fn try_post(address: SocketAddr, body: &str) -> Option<Reply> {
-    let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(15)))
-        .ok()?;
-    let request = format!(
-        "POST /api/waitlist HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).ok()?;
-    let text = String::from_utf8_lossy(&raw);
-    let status = text.split(' ').nth(1)?.parse().ok()?;
-    text.contains("\r\n\r\n").then_some(Reply {
-        status,
-        headers: Vec::new(),
-        body: Vec::new(),
-    })
 }
 
 // --- 1. A full database, a full disk ---------------------------------------------------
@@ -261,7 +210,7 @@ fn survives_kill_9(location: &Location) {
     let server = Server::start(Some(location), &[]);
     let stop = AtomicBool::new(false);
     let acknowledged = std::thread::scope(|scope| {
-        let loaded = scope.spawn(|| load(server.address, 8, &stop));
+        let loaded = scope.spawn(|| load(server.address, "t", 8, &stop));
         std::thread::sleep(Duration::from_millis(1500));
         server.signal("KILL");
         stop.store(true, Ordering::Relaxed);
@@ -295,7 +244,7 @@ fn postgres_restarted_under_load_loses_no_acknowledged_sign_up() {
     let server = Server::start(Some(&postgres.location), &[]);
     let stop = AtomicBool::new(false);
     let acknowledged = std::thread::scope(|scope| {
-        let loaded = scope.spawn(|| load(server.address, 8, &stop));
+        let loaded = scope.spawn(|| load(server.address, "t", 8, &stop));
         std::thread::sleep(Duration::from_secs(1));
         postgres.restart();
         std::thread::sleep(Duration::from_millis(2500));

@@ -2,13 +2,16 @@
 //! and `/readyz` (the database's state, and a shutdown under way), against the real
 //! binary and real databases.
 
+use std::collections::BTreeSet;
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 mod common;
 use common::{
-    Postgres, Reply, Server, fixture, free_port, post, post_with, send_to, sign_up, sqlite,
+    Postgres, Reply, Server, fixture, free_port, load, post, post_with, send_to, sign_up, sqlite,
 };
 
 fn get(address: SocketAddr, path: &str) -> Reply {
@@ -178,4 +181,98 @@ fn without_a_database_readyz_is_ready_and_both_routes_answer_head() {
         &format!("HEAD /healthz HTTP/1.1\r\nHost: {}", server.address),
     );
     assert_eq!(head.status, 200);
+}
+
+/// The owner's tool: `lathe-site waitlist --database DATABASE ARGS...`.
+fn waitlist(database: &str, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["waitlist", "--database", database])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `sqlite3 FILE SQL`, as an owner would check a copy.
+fn sqlite3(file: &Path, sql: &str) -> String {
+    let out = Command::new("sqlite3").arg(file).arg(sql).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_backup_taken_under_load_holds_every_sign_up_acknowledged_before_it_and_restores() {
+    let database = sqlite();
+    let server = Server::start(Some(&database), &[]);
+    // Sign-ups acknowledged before the backup starts...
+    let stop = AtomicBool::new(false);
+    let before = std::thread::scope(|scope| {
+        let loaded = scope.spawn(|| load(server.address, "before", 4, &stop));
+        std::thread::sleep(Duration::from_millis(700));
+        stop.store(true, Ordering::Relaxed);
+        loaded.join().unwrap()
+    });
+    assert!(before.len() > 20, "too little load: {}", before.len());
+    // ...then the backup, while more are written.
+    let copy = Path::new(&database.display()).with_extension("backup.db");
+    let stop = AtomicBool::new(false);
+    let (during, backup) = std::thread::scope(|scope| {
+        let loaded = scope.spawn(|| load(server.address, "during", 4, &stop));
+        std::thread::sleep(Duration::from_millis(200));
+        let backup = waitlist(&database.display(), &["backup", copy.to_str().unwrap()]);
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Ordering::Relaxed);
+        (loaded.join().unwrap(), backup)
+    });
+    assert!(
+        backup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&backup.stderr)
+    );
+    assert!(!during.is_empty(), "nothing was written during the backup");
+    assert_eq!(sqlite3(&copy, "pragma integrity_check").trim(), "ok");
+    let saved: BTreeSet<String> = sqlite3(&copy, "select email from waitlist")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let missing: Vec<_> = before.difference(&saved).collect();
+    assert!(
+        missing.is_empty(),
+        "acknowledged before the backup, missing: {missing:?}"
+    );
+
+    // Restored as the help says: the server stopped, the copy in the database's place.
+    drop(server);
+    let restored = sqlite();
+    std::fs::copy(&copy, Path::new(&restored.display())).unwrap();
+    let server = Server::start(Some(&restored), &[]);
+    let count = waitlist(&restored.display(), &["count"]);
+    assert_eq!(
+        String::from_utf8_lossy(&count.stdout).trim(),
+        saved.len().to_string()
+    );
+    assert_eq!(
+        post(server.address, &sign_up("new@example.com")).status,
+        201
+    );
+    // A second backup to the same file is refused, not overwritten.
+    let again = waitlist(&database.display(), &["backup", copy.to_str().unwrap()]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+    let _ = std::fs::remove_file(&copy);
+}
+
+#[test]
+fn a_postgresql_backup_points_to_pg_dump() {
+    let postgres = Postgres::start();
+    let out = waitlist(
+        &postgres.location.display(),
+        &["backup", "/tmp/never-written.db"],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pg_dump"));
+    assert!(!Path::new("/tmp/never-written.db").exists());
 }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use std::collections::BTreeSet;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -456,4 +458,61 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// Threads posting new sign-ups (addresses starting with `prefix`) until `stop`;
+/// returns every address answered 2xx.
+pub fn load(
+    address: SocketAddr,
+    prefix: &str,
+    threads: usize,
+    stop: &AtomicBool,
+) -> BTreeSet<String> {
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut acknowledged = Vec::new();
+                    let mut n = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        n += 1;
+                        let email = format!("{prefix}{t}.n{n}@example.com");
+                        if let Some(reply) = try_post(address, &sign_up(&email))
+                            && (200..300).contains(&reply.status)
+                        {
+                            acknowledged.push(email);
+                        }
+                    }
+                    acknowledged
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    })
+}
+
+/// A post that may find the server gone: `None` for no complete answer.
+pub fn try_post(address: SocketAddr, body: &str) -> Option<Reply> {
+    let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .ok()?;
+    let request = format!(
+        "POST /api/waitlist HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).ok()?;
+    let text = String::from_utf8_lossy(&raw);
+    let status = text.split(' ').nth(1)?.parse().ok()?;
+    text.contains("\r\n\r\n").then_some(Reply {
+        status,
+        headers: Vec::new(),
+        body: Vec::new(),
+    })
 }
