@@ -256,6 +256,14 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null && ! command -v pg
     need "$(hint "PostgreSQL's server programs (initdb, pg_ctl), or set PG_BIN to their folder" "postgresql@17" "postgresql-server")"
   fi
 fi
+# systemd-analyze, with which the tests check the service unit in deploy/systemd.
+if ! command -v systemd-analyze >/dev/null; then
+  if has_apt; then
+    apt_install systemd
+  else
+    need "$(hint "systemd-analyze (systemd)" "(none on macOS: run make test on Linux)" "systemd")"
+  fi
+fi
 # The sqlite3 shell, with which the tests check a backup as an owner would.
 if ! command -v sqlite3 >/dev/null; then
   if has_apt; then

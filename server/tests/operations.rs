@@ -276,3 +276,59 @@ fn a_postgresql_backup_points_to_pg_dump() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("pg_dump"));
     assert!(!Path::new("/tmp/never-written.db").exists());
 }
+
+#[test]
+fn the_systemd_unit_verifies_and_is_sandboxed_to_an_exposure_of_2_or_less() {
+    let unit = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/systemd/lathe-site.service"
+    ))
+    .unwrap();
+    assert!(unit.contains("ExecStart=/usr/local/bin/lathe-site serve"));
+    // Checked with the binary where the unit expects it: this build's.
+    let dir = tempfile_dir("systemd");
+    let file = dir.join("lathe-site.service");
+    std::fs::write(
+        &file,
+        unit.replace(
+            "/usr/local/bin/lathe-site",
+            env!("CARGO_BIN_EXE_lathe-site"),
+        ),
+    )
+    .unwrap();
+    let verify = Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        verify.status.success() && verify.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    let security = Command::new("systemd-analyze")
+        .args(["security", "--offline=yes"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&security.stdout);
+    let last = report
+        .lines()
+        .rfind(|l| l.contains("Overall exposure level"))
+        .unwrap_or_else(|| panic!("no rating: {report}"));
+    let exposure: f64 = last
+        .split(": ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number in {last}"));
+    assert!(exposure <= 2.0, "{last}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A new folder of this test's own under Cargo's scratch space.
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
