@@ -536,7 +536,7 @@ mod tests {
     fn the_constants_are_the_spec_values_and_the_row_layout() {
         assert_eq!(
             serde_json::to_string(&BackgroundConstants::new()).unwrap(),
-            r##"{"landingShapes":25,"pageShapes":18,"maxStepMs":50,"palette":["#6366f1","#8b5cf6","#ec4899","#f43f5e","#f59e0b","#10b981","#06b6d4","#3b82f6"],"kinds":["block","node","triangle","hexagon","connection"],"stride":9,"offsets":{"x":0,"y":1,"size":2,"angle":3,"kind":4,"colour":5}}"##
+            r##"{"landingShapes":25,"pageShapes":18,"maxStepMs":50,"palette":["#6366f1","#8b5cf6","#ec4899","#f43f5e","#f59e0b","#10b981","#06b6d4","#3b82f6"],"kinds":["block","node","triangle","hexagon","connection"],"stride":9,"offsets":{"x":0,"y":1,"size":2,"angle":3,"kind":4,"colour":5},"inks":{"light":{"fill":0.1,"stroke":0.32},"dark":{"fill":0.14,"stroke":0.42}}}"##
         );
     }
 
