@@ -108,7 +108,7 @@ pub async fn serve(
                 Err(e) => {
                     if !is_connection_error(&e) {
                         // Out of descriptors, most likely: wait for some to free up.
-                        eprintln!("lathe-site: cannot accept a connection: {e}");
+                        tracing::error!("cannot accept a connection: {e}");
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                     continue;
@@ -140,8 +140,8 @@ pub async fn serve(
         .await
         .is_err()
     {
-        eprintln!(
-            "lathe-site: connections still open {} s after the stop were closed",
+        tracing::warn!(
+            "connections still open {} s after the stop were closed",
             limits.shutdown_timeout.as_secs_f32()
         );
     }

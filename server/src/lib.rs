@@ -19,9 +19,13 @@ pub mod memory;
 pub mod store;
 pub mod waitlist;
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
 
 use axum::Router;
 use axum::body::Body;
@@ -35,6 +39,7 @@ use axum::http::Uri;
 use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 use tower_http::services::ServeDir;
+use tower_http::trace::TraceLayer;
 
 use crate::headers::{HSTS, Rule};
 use crate::memory::Memory;
@@ -164,9 +169,52 @@ impl Site {
             .fallback_service(files)
             .layer(middleware::from_fn_with_state(not_found, guard))
             .merge(api)
+            .layer(
+                TraceLayer::new_for_http()
+                    .make_span_with(request_span as fn(&Request) -> tracing::Span)
+                    .on_request(())
+                    .on_response(log_answer as fn(&Response, Duration, &tracing::Span))
+                    .on_body_chunk(())
+                    .on_eos(())
+                    .on_failure(()),
+            )
+            // Probed every few seconds by a load balancer: not logged.
             .merge(health.router())
             .layer(middleware::from_fn_with_state(rules, add_headers))
     }
+}
+
+/// The span of a request's log line: method, path (never the query) and client.
+fn request_span(request: &Request) -> tracing::Span {
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip().to_string())
+        .unwrap_or_default();
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        client = %client,
+    )
+}
+
+/// A request's log line, when it is answered: status, bytes and duration, in its span.
+fn log_answer(response: &Response, latency: Duration, _: &tracing::Span) {
+    // The body's length as sent, where it is known before it is (not for a streamed
+    // export).
+    let bytes = response
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .or_else(|| axum::body::HttpBody::size_hint(response.body()).exact());
+    tracing::info!(
+        status = response.status().as_u16(),
+        bytes,
+        duration_ms = (latency.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+        "answered"
+    );
 }
 
 /// Serves `site` on `listener` within `limits` until `stop` resolves; then `/readyz`

@@ -18,8 +18,38 @@ use lathe_site::{Site, compress, export, headers};
     about = "Serves the Lathe site's static build, and prepares it"
 )]
 struct Cli {
+    /// How log lines are written, to standard error: text, or JSON (one object a line,
+    /// for log shippers). Which lines: `RUST_LOG` (info by default).
+    #[arg(long, global = true, env = "LATHE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Logs to standard error at `RUST_LOG`'s levels (info unless it says otherwise).
+fn init_logs(format: LogFormat) {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    match format {
+        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
 }
 
 #[derive(Subcommand)]
@@ -180,7 +210,9 @@ enum Format {
 }
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let cli = Cli::parse();
+    init_logs(cli.log_format);
+    let result = match cli.command {
         Command::Serve {
             dist,
             port,

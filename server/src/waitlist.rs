@@ -118,11 +118,45 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// A short name for the logs and metrics: never anything the visitor sent.
+    pub const fn reason(&self) -> &'static str {
+        match self {
+            Refusal::OtherSite => "other-site",
+            Refusal::NotJson => "not-json",
+            Refusal::TooLarge => "too-large",
+            Refusal::TooSlow => "too-slow",
+            Refusal::NotASignUp(_) => "not-a-sign-up",
+            Refusal::BreaksRules(_) => "breaks-rules",
+            Refusal::TooMany(_) => "too-many",
+            Refusal::NotStored(_) => "not-stored",
+            Refusal::NotCollecting => "not-collecting",
+        }
+    }
+
+    /// One log line: the reason and status, the fields and rules a sign-up broke, the
+    /// database's own words for a failure. Never a value the visitor typed.
+    fn log(&self) {
+        let (reason, status) = (self.reason(), self.status().as_u16());
+        match self {
+            Refusal::NotStored(cause) => {
+                tracing::error!(reason, status, "could not store a sign-up: {cause}");
+            }
+            Refusal::BreaksRules(errors) => {
+                let broken: Vec<String> = errors
+                    .iter()
+                    .map(|e| format!("{}:{}", e.field.as_str(), e.code.as_str()))
+                    .collect();
+                tracing::info!(reason, status, rules = %broken.join(","), "sign-up refused");
+            }
+            _ => tracing::info!(reason, status, "sign-up refused"),
+        }
+    }
+}
+
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        if let Refusal::NotStored(cause) = &self {
-            eprintln!("lathe-site: could not store a sign-up: {cause}");
-        }
+        self.log();
         let mut body = json!({ "error": self.to_string() });
         if let Refusal::BreaksRules(errors) = &self {
             body["errors"] = errors
@@ -237,6 +271,7 @@ async fn sign_up(
     let (values, privacy_notice, honeypot) = sign_up.checked()?;
     if honeypot {
         // A bot: told what a person would be told; nothing is kept, nothing counted.
+        tracing::info!(reason = "honeypot", status = 201, "sign-up dropped");
         return Ok(added());
     }
     // Only what would be stored is counted: a visitor who mistypes is not locked out.
@@ -247,6 +282,7 @@ async fn sign_up(
         .sign_up(&entry)
         .await
         .map_err(Refusal::NotStored)?;
+    tracing::info!(status = 201, "sign-up stored");
     Ok(added())
 }
 

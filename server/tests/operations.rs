@@ -332,3 +332,107 @@ fn tempfile_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// A sign-up with the given values: nothing of them may ever reach a log line.
+fn private_sign_up(email: &str, name: &str, message: &str) -> String {
+    serde_json::json!({
+        "name": name, "email": email, "company": "Private Company Ltd", "role": "",
+        "interest": "general", "message": message, "privacyNotice": "2026-11-22", "website": "",
+    })
+    .to_string()
+}
+
+/// The server's log after a page, a refused and a stored sign-up, and a database failure.
+fn log_of_a_session(format: &str) -> String {
+    let postgres = Postgres::start();
+    let server = Server::start(Some(&postgres.location), &["--log-format", format]);
+    let address = server.address;
+    assert_eq!(get(address, "/").status, 200);
+    let refused = private_sign_up("secret-address", "Ada Secret", "My secret plan");
+    assert_eq!(post(address, &refused).status, 422);
+    let stored = private_sign_up(
+        "carol.private@example.com",
+        "Carol Private",
+        "Very private words",
+    );
+    assert_eq!(post(address, &stored).status, 201);
+    postgres.stop();
+    let failed = private_sign_up("dan.private@example.com", "Dan Private", "Also private");
+    assert_eq!(post(address, &failed).status, 503);
+    // The lines are written as requests end: wait for the last one.
+    assert!(until(Duration::from_secs(5), || {
+        server.stderr.lock().unwrap().matches("answered").count() >= 4
+    }));
+    let log = server.stderr.lock().unwrap().clone();
+    for private in [
+        "secret-address",
+        "Ada Secret",
+        "My secret plan",
+        "carol.private",
+        "Carol Private",
+        "Very private words",
+        "dan.private",
+        "Dan Private",
+        "Also private",
+        "Private Company",
+    ] {
+        assert!(!log.contains(private), "{private:?} in the log:\n{log}");
+    }
+    log
+}
+
+#[test]
+fn text_logs_say_each_request_refusal_and_failure_and_nothing_a_visitor_typed() {
+    let log = log_of_a_session("text");
+    let line = |needles: &[&str]| {
+        log.lines()
+            .find(|l| needles.iter().all(|n| l.contains(n)))
+            .unwrap_or_else(|| panic!("no line with {needles:?} in:\n{log}"))
+            .to_owned()
+    };
+    let page = line(&["method=GET", "path=/", "status=200"]);
+    assert!(
+        page.contains("client=127.0.0.1")
+            && page.contains("bytes=")
+            && page.contains("duration_ms="),
+        "{page}"
+    );
+    line(&["breaks-rules", "status=422", "email:invalid-email"]);
+    line(&["sign-up stored", "status=201"]);
+    line(&["ERROR", "not-stored", "could not store a sign-up: "]);
+    line(&["method=POST", "path=/api/waitlist", "status=503"]);
+}
+
+#[test]
+fn json_logs_are_one_object_a_line_with_the_same_fields() {
+    let log = log_of_a_session("json");
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let find = |check: &dyn Fn(&serde_json::Value) -> bool| {
+        lines
+            .iter()
+            .find(|l| check(l))
+            .unwrap_or_else(|| panic!("no such line in:\n{log}"))
+            .clone()
+    };
+    let page = find(&|l| l["span"]["path"] == "/" && l["status"] == 200);
+    assert_eq!(page["span"]["method"], "GET");
+    assert_eq!(page["span"]["client"], "127.0.0.1");
+    assert!(page["bytes"].as_u64().unwrap() > 0);
+    assert!(page["duration_ms"].as_f64().is_some());
+    assert!(page["timestamp"].is_string() && page["level"] == "INFO");
+    let refusal = find(&|l| l["reason"] == "breaks-rules");
+    assert_eq!(refusal["status"], 422);
+    assert_eq!(refusal["rules"], "email:invalid-email");
+    let failure = find(&|l| l["reason"] == "not-stored");
+    assert_eq!(failure["level"], "ERROR");
+    assert!(
+        failure["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("could not store a sign-up: ")
+    );
+}

@@ -82,6 +82,7 @@ export const gdpr: LegalDocument = {
         },
         "After these periods we delete the data or make it anonymous.",
         "If the waitlist form is sent again with an email address already on the waitlist, the entry stays as it was first sent: we keep only the fact that the address was given again, and when. Nothing in the form's answer tells anyone whether an address was already there.",
+        "Our server's logs record, for each request, when it came, the page or address asked for, the answer's status and size, how long it took, and the IP address it came from: never what you type into the form. We keep these logs for 30 days at most.",
       ],
     },
     {
