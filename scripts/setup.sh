@@ -264,6 +264,14 @@ if ! command -v systemd-analyze >/dev/null; then
     need "$(hint "systemd-analyze (systemd)" "(none on macOS: run make test on Linux)" "systemd")"
   fi
 fi
+# Prometheus and promtool, with which the tests scrape and lint the server's metrics.
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+  if has_apt; then
+    apt_install --no-install-recommends prometheus
+  else
+    need "$(hint "prometheus and promtool" "prometheus" "golang-github-prometheus")"
+  fi
+fi
 # The sqlite3 shell, with which the tests check a backup as an owner would.
 if ! command -v sqlite3 >/dev/null; then
   if has_apt; then

@@ -130,8 +130,10 @@ pub async fn serve(
             TowerToHyperService::new(service),
         );
         let connection = graceful.watch(connection);
+        metrics::gauge!(crate::prometheus::OPEN_CONNECTIONS).increment(1);
         tokio::spawn(async move {
             let _ = connection.await;
+            metrics::gauge!(crate::prometheus::OPEN_CONNECTIONS).decrement(1);
             drop(slot);
         });
     }

@@ -16,6 +16,7 @@ pub mod export;
 pub mod headers;
 pub mod health;
 pub mod memory;
+pub mod prometheus;
 pub mod store;
 pub mod waitlist;
 
@@ -169,6 +170,7 @@ impl Site {
             .fallback_service(files)
             .layer(middleware::from_fn_with_state(not_found, guard))
             .merge(api)
+            .layer(middleware::from_fn(prometheus::record))
             .layer(
                 TraceLayer::new_for_http()
                     .make_span_with(request_span as fn(&Request) -> tracing::Span)

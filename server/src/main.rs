@@ -97,6 +97,10 @@ enum Command {
         /// writes into the header itself comes before them and is never read.
         #[arg(long, env = "LATHE_TRUSTED_PROXIES", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
         trusted_proxies: u16,
+        /// Serve Prometheus metrics at `http://ADDRESS/metrics` (on a listener of its own:
+        /// keep it off the public network, as 127.0.0.1:9464 does).
+        #[arg(long, env = "LATHE_METRICS_ADDR", value_name = "ADDRESS")]
+        metrics_addr: Option<SocketAddr>,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -223,6 +227,7 @@ fn main() -> ExitCode {
             allowed_origins,
             behind_proxy,
             trusted_proxies,
+            metrics_addr,
             limits,
         } => {
             let settings = Settings {
@@ -241,6 +246,7 @@ fn main() -> ExitCode {
                 hsts,
                 limits.limits(),
                 database.map(|d| (d, settings)),
+                metrics_addr,
             )
         }
         Command::Waitlist { database, command } => waitlist(&database, command),
@@ -275,8 +281,13 @@ async fn serve(
     hsts: bool,
     limits: Limits,
     database: Option<(Location, Settings)>,
+    metrics_addr: Option<SocketAddr>,
 ) -> Result<(), String> {
     let mut site = Site::load(dist, hsts).map_err(|e| e.to_string())?;
+    if let Some(address) = metrics_addr {
+        lathe_site::prometheus::serve(address, lathe_site::prometheus::install()?).await?;
+        println!("metrics on http://{address}/metrics");
+    }
     let mut store = None;
     if let Some((location, settings)) = database {
         let opened = open(&location).await?;

@@ -138,6 +138,7 @@ impl Refusal {
     /// database's own words for a failure. Never a value the visitor typed.
     fn log(&self) {
         let (reason, status) = (self.reason(), self.status().as_u16());
+        metrics::counter!(crate::prometheus::SIGN_UPS_REFUSED, "reason" => reason).increment(1);
         match self {
             Refusal::NotStored(cause) => {
                 tracing::error!(reason, status, "could not store a sign-up: {cause}");
@@ -272,17 +273,18 @@ async fn sign_up(
     if honeypot {
         // A bot: told what a person would be told; nothing is kept, nothing counted.
         tracing::info!(reason = "honeypot", status = 201, "sign-up dropped");
+        metrics::counter!(crate::prometheus::SIGN_UPS_REFUSED, "reason" => "honeypot").increment(1);
         return Ok(added());
     }
     // Only what would be stored is counted: a visitor who mistypes is not locked out.
     waitlist.admit(&client)?;
     let entry = Entry::new(values, privacy_notice, now_ms());
-    waitlist
-        .store
-        .sign_up(&entry)
-        .await
-        .map_err(Refusal::NotStored)?;
+    let started = std::time::Instant::now();
+    let stored = waitlist.store.sign_up(&entry).await;
+    crate::prometheus::database(started.elapsed(), stored.is_err());
+    stored.map_err(Refusal::NotStored)?;
     tracing::info!(status = 201, "sign-up stored");
+    metrics::counter!(crate::prometheus::SIGN_UPS_STORED).increment(1);
     Ok(added())
 }
 

@@ -436,3 +436,130 @@ fn json_logs_are_one_object_a_line_with_the_same_fields() {
             .starts_with("could not store a sign-up: ")
     );
 }
+
+/// A Prometheus server of the test's own (Debian's package), scraping `target` every
+/// second; stopped when dropped.
+struct Prometheus {
+    child: std::process::Child,
+    address: SocketAddr,
+    dir: std::path::PathBuf,
+}
+
+impl Prometheus {
+    fn start(target: &str) -> Self {
+        let dir = tempfile_dir("prometheus");
+        std::fs::write(
+            dir.join("prometheus.yml"),
+            format!(
+                "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: lathe\n    static_configs:\n      - targets: ['{target}']\n"
+            ),
+        )
+        .unwrap();
+        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let child = Command::new("prometheus")
+            .arg(format!(
+                "--config.file={}",
+                dir.join("prometheus.yml").display()
+            ))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address={address}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus (make setup installs Debian's package)");
+        Self {
+            child,
+            address,
+            dir,
+        }
+    }
+
+    /// The value of an instant query's first result, once there is one.
+    fn value(&self, query: &str) -> Option<String> {
+        let encoded: String = query
+            .bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => (b as char).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        if TcpStream::connect(self.address).is_err() {
+            return None;
+        }
+        let reply = get(self.address, &format!("/api/v1/query?query={encoded}"));
+        let answer: serde_json::Value = serde_json::from_slice(&reply.body).ok()?;
+        Some(answer["data"]["result"][0]["value"][1].as_str()?.to_owned())
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn prometheus_scrapes_the_metrics_listener_and_counts_sign_ups_and_refusals() {
+    let database = sqlite();
+    let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let server = Server::start(Some(&database), &["--metrics-addr", &metrics.to_string()]);
+    for n in 0..3 {
+        let email = format!("m{n}@example.com");
+        assert_eq!(post(server.address, &sign_up(&email)).status, 201);
+    }
+    for _ in 0..2 {
+        assert_eq!(post(server.address, &sign_up("not-an-address")).status, 422);
+    }
+    assert_eq!(get(server.address, "/").status, 200);
+    // Never on the site's own port.
+    assert_eq!(get(server.address, "/metrics").status, 404);
+
+    let text = body(&get(metrics, "/metrics"));
+    for name in [
+        "lathe_requests_total",
+        "lathe_request_duration_seconds_bucket",
+        "lathe_sign_ups_stored_total",
+        "lathe_sign_ups_refused_total",
+        "lathe_database_duration_seconds_bucket",
+        "lathe_open_connections",
+    ] {
+        assert!(text.contains(name), "{name} missing:\n{text}");
+    }
+    let mut promtool = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut promtool.stdin.take().unwrap(), text.as_bytes()).unwrap();
+    let checked = promtool.wait_with_output().unwrap();
+    assert!(
+        checked.status.success(),
+        "promtool: {}{}\n{text}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+
+    let prometheus = Prometheus::start(&metrics.to_string());
+    let mut last = (None, None);
+    let counted = until(Duration::from_secs(30), || {
+        last = (
+            prometheus.value("lathe_sign_ups_stored_total"),
+            prometheus.value("sum(lathe_sign_ups_refused_total)"),
+        );
+        last == (Some("3".to_owned()), Some("2".to_owned()))
+    });
+    assert!(counted, "Prometheus saw {last:?}");
+    assert_eq!(
+        prometheus
+            .value("sum(lathe_requests_total{route=\"sign-up\",status=\"201\"})")
+            .as_deref(),
+        Some("3")
+    );
+}

@@ -1,0 +1,114 @@
+//! The server's metrics, in Prometheus' text format, on a listener of their own
+//! (`--metrics-addr`, never the site's port): requests by route class and status and
+//! their latency, sign-ups stored and refused by reason, the database's errors and
+//! latency, open connections. Recorded with the `metrics` facade; rendered by
+//! `metrics-exporter-prometheus`.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::routing::get;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+/// Requests answered, by `route` (page, asset, sign-up) and `status`.
+pub const REQUESTS: &str = "lathe_requests_total";
+/// How long requests took to answer, by `route`, in seconds.
+pub const REQUEST_SECONDS: &str = "lathe_request_duration_seconds";
+/// Sign-ups stored.
+pub const SIGN_UPS_STORED: &str = "lathe_sign_ups_stored_total";
+/// Sign-ups refused, by `reason` (as in the logs).
+pub const SIGN_UPS_REFUSED: &str = "lathe_sign_ups_refused_total";
+/// Sign-ups the database failed to store.
+pub const DATABASE_ERRORS: &str = "lathe_database_errors_total";
+/// How long the database took to store a sign-up (or fail), in seconds.
+pub const DATABASE_SECONDS: &str = "lathe_database_duration_seconds";
+/// Connections open now.
+pub const OPEN_CONNECTIONS: &str = "lathe_open_connections";
+
+/// Latency buckets, in seconds: from a cached file to a slow database.
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+/// Installs the recorder (once per process); its handle renders the text.
+///
+/// # Errors
+/// A recorder was installed already.
+pub fn install() -> Result<PrometheusHandle, String> {
+    let handle = PrometheusBuilder::new()
+        .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &BUCKETS)
+        .map_err(|e| e.to_string())?
+        .install_recorder()
+        .map_err(|e| e.to_string())?;
+    describe();
+    Ok(handle)
+}
+
+/// Each metric's help text (Prometheus' `# HELP` lines) and unit.
+fn describe() {
+    use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
+    describe_counter!(REQUESTS, "Requests answered, by route class and status.");
+    describe_histogram!(
+        REQUEST_SECONDS,
+        Unit::Seconds,
+        "Time to answer a request, by route class."
+    );
+    describe_counter!(SIGN_UPS_STORED, "Sign-ups stored.");
+    describe_counter!(SIGN_UPS_REFUSED, "Sign-ups refused, by reason.");
+    describe_counter!(DATABASE_ERRORS, "Sign-ups the database failed to store.");
+    describe_histogram!(
+        DATABASE_SECONDS,
+        Unit::Seconds,
+        "Time the database took to store a sign-up."
+    );
+    describe_gauge!(OPEN_CONNECTIONS, "Connections open now.");
+}
+
+/// Serves `GET /metrics` on `address` until the process ends.
+///
+/// # Errors
+/// The address cannot be listened on.
+pub async fn serve(address: SocketAddr, handle: PrometheusHandle) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen for metrics on {address}: {e}"))?;
+    let app = Router::new().route("/metrics", get(move || async move { handle.render() }));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(())
+}
+
+/// Which kind of route a path is, for the labels: few values, never the path itself.
+fn route_class(path: &str) -> &'static str {
+    if path == crate::waitlist::PATH {
+        "sign-up"
+    } else if path.starts_with("/assets/") {
+        "asset"
+    } else {
+        "page"
+    }
+}
+
+/// Counts and times every request (a middleware).
+pub async fn record(request: Request, next: Next) -> Response {
+    let route = route_class(request.uri().path());
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    metrics::counter!(REQUESTS, "route" => route, "status" => status).increment(1);
+    metrics::histogram!(REQUEST_SECONDS, "route" => route).record(started.elapsed());
+    response
+}
+
+/// A database call's outcome and time.
+pub fn database(took: Duration, failed: bool) {
+    metrics::histogram!(DATABASE_SECONDS).record(took);
+    if failed {
+        metrics::counter!(DATABASE_ERRORS).increment(1);
+    }
+}
