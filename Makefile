@@ -25,7 +25,7 @@ SERVER := target/release/lathe-site
 SERVER_SOURCES := Cargo.toml Cargo.lock $(wildcard server/Cargo.toml server/src/*.rs)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e screenshots bench fuzz clean
+.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e image test-image screenshots bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -68,6 +68,22 @@ pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
 $(SERVER): $(SERVER_SOURCES) | setup
 	$(RUST) cargo build --release -q -p lathe-site
 
+# The container image (deploy/Containerfile): a static lathe-site (.tools/static-target:
+# musl, or glibc linked statically where rustup has no musl), the collecting build and an
+# empty /data, staged in target/image as the build's context. Only podman (or docker) and
+# this machine's files: nothing is pulled.
+IMAGE ?= lathe-site:latest
+CONTAINER ?= podman
+image: $(WAITLIST_DIST)/index.html | setup ## The container image of deploy/Containerfile, tagged IMAGE (lathe-site:latest)
+	target="$$(cat .tools/static-target)"; \
+	  static=""; [[ "$$target" == *-gnu ]] && static="-C target-feature=+crt-static"; \
+	  RUSTFLAGS="$$static" $(RUST) cargo build --release -q -p lathe-site --target "$$target" \
+	    --config 'profile.release.strip="symbols"'; \
+	  rm -rf target/image && mkdir -p target/image/data && \
+	  cp "target/$$target/release/lathe-site" target/image/ && cp -R $(WAITLIST_DIST) target/image/site
+	$(CONTAINER) build --quiet $(if $(filter podman,$(CONTAINER)),--format docker) -f deploy/Containerfile -t $(IMAGE) target/image >/dev/null
+	@echo "$(IMAGE): $$($(CONTAINER) image inspect --format '{{.Size}}' $(IMAGE) | numfmt --to=si)B"
+
 # WAITLIST_URL, the build setting (docs/server.md, "Collecting sign-ups"): recorded in a file that
 # changes only when the setting does, so that changing it rebuilds web/dist.
 WAITLIST_URL ?=
@@ -82,7 +98,7 @@ $(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $
 	WAITLIST_URL=/api/waitlist LATHE_OUT_DIR=dist-waitlist npm run build -w web
 	$(SERVER) compress --dist $(WAITLIST_DIST)
 
-test: lint test-setup test-rust test-wasm test-web test-html test-package test-e2e ## Install, then run every check and test
+test: lint test-setup test-rust test-wasm test-web test-html test-package test-e2e test-image ## Install, then run every check and test
 	@echo "All checks and tests passed."
 
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
@@ -119,6 +135,9 @@ test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every
 
 test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production builds: Chromium, nginx, then Firefox and WebKit
 	npm test -w tests
+
+test-image: image ## The image run as a container (podman run; where containers cannot start, from its root by chroot) and probed
+	LATHE_IMAGE=$(IMAGE) LATHE_CONTAINER=$(CONTAINER) $(RUST) cargo test -q -p lathe-site --test image -- --ignored --nocapture
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
 	mkdir -p screenshots

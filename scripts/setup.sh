@@ -107,12 +107,13 @@ if ! command -v rustup >/dev/null; then
     "Install it as https://rustup.rs says, then run this again."
 fi
 
-# True when toolchain $1 has a wasm32 standard library in its sysroot.
-has_wasm_std() {
+# True when toolchain $1 has a standard library for target $2 in its sysroot.
+has_std() {
   local sysroot
   sysroot=$(rustc "+$1" --print sysroot 2>/dev/null) || return 1
-  compgen -G "$sysroot/lib/rustlib/$TARGET/lib/libstd-*.rlib" >/dev/null
+  compgen -G "$sysroot/lib/rustlib/$2/lib/libstd-*.rlib" >/dev/null
 }
+has_wasm_std() { has_std "$1" "$TARGET"; }
 
 choose_toolchain() {
   if [ -z "${LATHE_WASM_FALLBACK:-}" ]; then
@@ -195,6 +196,24 @@ if [ "$toolchain" = "$FALLBACK_TOOLCHAIN" ] &&
   apt_install rust-web-clippy rustfmt-web
 fi
 
+# The container image's static lathe-site (make image, deploy/Containerfile): musl, its
+# target through rustup. Where rustup cannot fetch it (or with the fallback toolchain),
+# glibc linked statically (the Makefile adds crt-static for a -gnu target). Chosen once,
+# written to .tools/static-target.
+if [ "$OS" = Linux ] && ! { [ -f .tools/static-target ] && [ .tools/static-target -nt .tools/rust-toolchain ]; }; then
+  static_target="$ARCH-unknown-linux-musl"
+  if ! has_std "$toolchain" "$static_target"; then
+    log "rustup target add $static_target (for the container image; 60 s timeout)"
+    if [ "$toolchain" = "$FALLBACK_TOOLCHAIN" ] ||
+      ! with_timeout 60 rustup target add "$static_target" --toolchain "$toolchain" >&2 ||
+      ! has_std "$toolchain" "$static_target"; then
+      static_target="$ARCH-unknown-linux-gnu"
+      log "the container image's lathe-site: glibc, linked statically ($static_target)"
+    fi
+  fi
+  echo "$static_target" >.tools/static-target
+fi
+
 # Where `cargo install` puts programs.
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # wasm-pack's own npm wrapper downloads a binary from elsewhere; crates.io works everywhere.
@@ -270,6 +289,16 @@ if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
     apt_install --no-install-recommends prometheus
   else
     need "$(hint "prometheus and promtool" "prometheus" "golang-github-prometheus")"
+  fi
+fi
+# podman, which builds the container image, and musl-gcc, which compiles SQLite's C for
+# the image's static (musl) lathe-site.
+if ! command -v podman >/dev/null || { [[ "$(cat .tools/static-target 2>/dev/null)" == *musl ]] &&
+  ! command -v musl-gcc >/dev/null; }; then
+  if has_apt; then
+    apt_install podman musl-tools
+  else
+    need "$(hint "podman (the container image's tests; Linux only)" "podman" "podman musl-gcc")"
   fi
 fi
 # The sqlite3 shell, with which the tests check a backup as an owner would.

@@ -80,3 +80,38 @@ fn text(status: StatusCode, body: String) -> Response {
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
+
+/// How long [`probe`] waits for a whole answer.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Asks the server at `address` for [`READYZ`] (the container image's health check,
+/// `lathe-site ready`: the image has no curl) and gives the status it answered.
+///
+/// # Errors
+/// No connection, no answer within [`PROBE_TIMEOUT`], or not HTTP.
+pub async fn probe(address: std::net::SocketAddr) -> Result<StatusCode, String> {
+    use http_body_util::Empty;
+    use hyper::body::Bytes;
+    let asked = async {
+        let stream = tokio::net::TcpStream::connect(address)
+            .await
+            .map_err(|e| format!("cannot connect to {address}: {e}"))?;
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        let request = hyper::Request::get(READYZ)
+            .header(header::HOST, address.to_string())
+            .body(Empty::<Bytes>::new())
+            .map_err(|e| e.to_string())?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(response.status())
+    };
+    tokio::time::timeout(PROBE_TIMEOUT, asked)
+        .await
+        .map_err(|_| format!("no answer from {address} within {PROBE_TIMEOUT:?}"))?
+}

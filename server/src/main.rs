@@ -119,6 +119,17 @@ enum Command {
         #[arg(long, env = "LATHE_DIST", default_value = "web/dist")]
         dist: PathBuf,
     },
+    /// Asks the server on this machine whether it is ready (`GET /readyz`): exit 0 when it
+    /// answers 200 within 2 s. The container image's health check.
+    Ready {
+        /// The server's port (as `serve --port`).
+        #[arg(long, env = "LATHE_PORT", default_value_t = 4173)]
+        port: u16,
+        /// The server's address (as `serve --host`); an unspecified one (0.0.0.0, ::) is
+        /// asked on loopback.
+        #[arg(long, env = "LATHE_HOST", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+        host: IpAddr,
+    },
     /// Prints the build's site-wide headers as nginx `add_header` lines.
     NginxHeaders {
         /// The built site.
@@ -260,6 +271,7 @@ fn main() -> ExitCode {
                 );
             })
             .map_err(|e| format!("cannot compress {}: {e}", dist.display())),
+        Command::Ready { port, host } => ready(SocketAddr::new(host, port)),
         Command::NginxHeaders { dist } => std::fs::read_to_string(dist.join("_headers"))
             .map_err(|e| format!("cannot read {}/_headers: {e}", dist.display()))
             .and_then(|text| headers::parse(&text).map_err(|e| e.to_string()))
@@ -311,6 +323,20 @@ async fn serve(
         store.close().await;
     }
     served
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn ready(mut address: SocketAddr) -> Result<(), String> {
+    if address.ip().is_unspecified() {
+        address.set_ip(match address.ip() {
+            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(_) => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+        });
+    }
+    match lathe_site::health::probe(address).await? {
+        status if status.is_success() => Ok(()),
+        status => Err(format!("{address} is not ready: {status}")),
+    }
 }
 
 async fn open(location: &Location) -> Result<Store, String> {
