@@ -115,6 +115,30 @@ fn a_server_configured_only_by_its_environment() {
     }
 }
 
+/// `lathe-site ready` (the container image's health check) against `port`: its exit
+/// code and what it said.
+fn ready(port: u16) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["ready", "--port", &port.to_string()])
+        .env_remove("LATHE_HOST")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn ready_fails_where_nothing_listens() {
+    let (code, said) = ready(free_port());
+    assert_eq!(code, Some(1));
+    assert!(
+        said.starts_with("lathe-site: cannot connect to 127.0.0.1:"),
+        "{said}"
+    );
+}
+
 #[test]
 fn healthz_answers_and_readyz_turns_503_as_soon_as_the_server_is_told_to_stop() {
     let database = sqlite();
@@ -123,11 +147,13 @@ fn healthz_answers_and_readyz_turns_503_as_soon_as_the_server_is_told_to_stop() 
     let health = get(address, "/healthz");
     assert_eq!((health.status, body(&health).as_str()), (200, "ok\n"));
     assert_eq!(health.header("cache-control"), Some("no-store"));
-    let ready = get(address, "/readyz");
-    assert_eq!((ready.status, body(&ready).as_str()), (200, "ready\n"));
-    assert_eq!(ready.header("cache-control"), Some("no-store"));
+    let readyz = get(address, "/readyz");
+    assert_eq!((readyz.status, body(&readyz).as_str()), (200, "ready\n"));
+    assert_eq!(readyz.header("cache-control"), Some("no-store"));
     // Not pages: a POST is not allowed, and they carry the site's headers.
-    assert_eq!(ready.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(readyz.header("x-content-type-options"), Some("nosniff"));
+    // The container image's health check says the same.
+    assert_eq!(ready(address.port()), (Some(0), String::new()));
 
     server.signal("TERM");
     assert!(
@@ -137,6 +163,9 @@ fn healthz_answers_and_readyz_turns_503_as_soon_as_the_server_is_told_to_stop() 
     );
     let draining = get(address, "/readyz");
     assert_eq!(body(&draining), "shutting down\n");
+    let (code, said) = ready(address.port());
+    assert_eq!(code, Some(1));
+    assert!(said.contains("is not ready: 503"), "{said}");
     // Still serving while the load balancer notices, and still alive.
     assert_eq!(get(address, "/").status, 200);
     assert_eq!(get(address, "/healthz").status, 200);
