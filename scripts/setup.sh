@@ -301,6 +301,15 @@ if ! command -v podman >/dev/null || { [[ "$(cat .tools/static-target 2>/dev/nul
     need "$(hint "podman (the container image's tests; Linux only)" "podman" "podman musl-gcc")"
   fi
 fi
+# aiosmtpd, the real SMTP server the tests send the confirmation emails to (Debian's
+# package is for Debian's own Python, /usr/bin/python3, which the tests prefer).
+if ! /usr/bin/python3 -c "import aiosmtpd" 2>/dev/null && ! python3 -c "import aiosmtpd" 2>/dev/null; then
+  if has_apt; then
+    apt_install python3-aiosmtpd
+  else
+    need "$(hint "aiosmtpd (Python)" "python3 -m pip install aiosmtpd" "python3-aiosmtpd")"
+  fi
+fi
 # The sqlite3 shell, with which the tests check a backup as an owner would.
 if ! command -v sqlite3 >/dev/null; then
   if has_apt; then

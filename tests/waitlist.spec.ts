@@ -102,7 +102,7 @@ const test = base.extend<{ serverOptions: string[]; server: Server }>({
       thaw: () => child.kill("SIGCONT"),
       entries: async () => {
         const { stdout } = await promisify(execFile)(binary, [
-          ...["waitlist", "--database", database, "export", "--format", "json"],
+          ...["waitlist", "--database", database, "export", "--format", "json", "--status", "all"],
         ]);
         return JSON.parse(stdout) as Entry[];
       },

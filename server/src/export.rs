@@ -49,10 +49,12 @@ struct Row<'a> {
     created_at: String,
     repeats: i64,
     last_repeat_at: Option<String>,
+    status: &'a str,
+    confirmed_at: Option<String>,
 }
 
 /// The CSV's columns, in order: [`Row`]'s fields.
-const HEADER: [&str; 10] = [
+const HEADER: [&str; 12] = [
     "email",
     "name",
     "company",
@@ -63,6 +65,8 @@ const HEADER: [&str; 10] = [
     "created_at",
     "repeats",
     "last_repeat_at",
+    "status",
+    "confirmed_at",
 ];
 
 fn time(ms: i64) -> String {
@@ -83,6 +87,8 @@ impl<'a> From<&'a Entry> for Row<'a> {
             created_at: time(entry.created_at),
             repeats: entry.repeats,
             last_repeat_at: entry.last_repeat_at.map(time),
+            status: entry.status.as_str(),
+            confirmed_at: entry.confirmed_at.map(time),
         }
     }
 }
@@ -146,6 +152,8 @@ pub async fn csv(
             &row.created_at,
             &repeats,
             row.last_repeat_at.as_deref().unwrap_or_default(),
+            row.status,
+            row.confirmed_at.as_deref().unwrap_or_default(),
         ])?;
     }
     writer.flush()?;
@@ -183,6 +191,7 @@ pub fn entry_json(entry: &Entry, mut out: impl Write) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Status;
     use lathe_core::validation::{FormValues, Interest};
 
     fn entry(name: &str, message: &str) -> Entry {
@@ -216,6 +225,8 @@ mod tests {
         let mut repeated = entry("Ada", "line 1\nline 2");
         repeated.repeats = 2;
         repeated.last_repeat_at = Some(1_795_000_060_000);
+        repeated.status = Status::Confirmed;
+        repeated.confirmed_at = Some(1_795_000_120_000);
         let mut out = Vec::new();
         run(csv(
             stream(vec![entry("=HYPERLINK(\"x\")", "hi"), repeated]),
@@ -224,9 +235,9 @@ mod tests {
         .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\"\n\
-             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\"\n\
-             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\"\n"
+            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\"\n\
+             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\",\"unconfirmed\",\"\"\n\
+             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\",\"confirmed\",\"2026-11-18T11:08:40.000Z\"\n"
         );
     }
 

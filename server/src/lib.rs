@@ -11,14 +11,26 @@
 //! `no-cache` for everything else.
 
 pub mod compress;
+pub mod confirmation;
 pub mod connection;
 pub mod export;
 pub mod headers;
 pub mod health;
+pub mod mail;
 pub mod memory;
+pub mod outbox;
 pub mod prometheus;
 pub mod store;
+pub mod token;
 pub mod waitlist;
+
+/// Now, in ms since the Unix epoch: the time the rules are given (they never read a
+/// clock themselves).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

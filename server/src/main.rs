@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use lathe_site::connection::Limits;
-use lathe_site::store::{Location, Store};
+use lathe_site::mail::Mailer;
+use lathe_site::outbox::Outbox;
+use lathe_site::store::{ErasedBy, Location, Status, Store};
+use lathe_site::token::Key;
 use lathe_site::waitlist::{Settings, Waitlist};
 use lathe_site::{Site, compress, export, headers};
 
@@ -102,6 +105,8 @@ enum Command {
         #[arg(long, env = "LATHE_METRICS_ADDR", value_name = "ADDRESS")]
         metrics_addr: Option<SocketAddr>,
         #[command(flatten)]
+        mail: Box<MailArgs>,
+        #[command(flatten)]
         limits: LimitArgs,
     },
     /// The owner's tools for the waitlist: what the GDPR page promises visitors.
@@ -136,6 +141,64 @@ enum Command {
         #[arg(long, env = "LATHE_DIST", default_value = "web/dist")]
         dist: PathBuf,
     },
+}
+
+/// Confirming addresses by email (double opt-in). Without --smtp, sign-ups are stored
+/// unconfirmed and no email is sent.
+#[derive(Args)]
+struct MailArgs {
+    /// The mail server: `smtp://HOST:PORT` (plain, for a relay on this host or network),
+    /// `smtp://HOST:587?tls=required` (STARTTLS) or `smtps://HOST:465`. User and password
+    /// from `LATHE_SMTP_USER` and `LATHE_SMTP_PASSWORD`.
+    #[arg(long, env = "LATHE_SMTP", value_name = "URL", requires_all = ["mail_from", "site_url"])]
+    smtp: Option<String>,
+    /// The emails' sender, whose name they call the product: "Lathe <hello@example.com>".
+    #[arg(long, env = "LATHE_MAIL_FROM", value_name = "MAILBOX")]
+    mail_from: Option<String>,
+    /// The site's address, which the emails' links lead to: `https://lathe.example.com`.
+    #[arg(long, env = "LATHE_SITE_URL", value_name = "URL")]
+    site_url: Option<String>,
+    /// A file holding the key the links are signed with (32 bytes or more; every instance
+    /// needs the same: `openssl rand -base64 32`). Or the key itself in `LATHE_TOKEN_KEY`.
+    #[arg(long, env = "LATHE_TOKEN_KEY_FILE", value_name = "FILE")]
+    token_key_file: Option<PathBuf>,
+}
+
+impl MailArgs {
+    /// The mailer and the links' key, when --smtp is given.
+    fn confirming(&self) -> Result<Option<(Mailer, Key, String)>, String> {
+        let Some(smtp) = &self.smtp else {
+            return Ok(None);
+        };
+        let credentials = match (
+            std::env::var("LATHE_SMTP_USER"),
+            std::env::var("LATHE_SMTP_PASSWORD"),
+        ) {
+            (Ok(user), Ok(password)) => Some((user, password)),
+            _ => None,
+        };
+        let from = self.mail_from.as_deref().unwrap_or_default();
+        let mailer = Mailer::new(smtp, from, credentials)?;
+        let key_text = match (&self.token_key_file, std::env::var("LATHE_TOKEN_KEY")) {
+            (Some(file), _) => std::fs::read_to_string(file)
+                .map_err(|e| format!("cannot read --token-key-file {}: {e}", file.display()))?,
+            (None, Ok(text)) => text,
+            (None, Err(_)) => {
+                return Err(
+                    "--smtp needs the key its links are signed with: --token-key-file FILE or LATHE_TOKEN_KEY"
+                        .into(),
+                );
+            }
+        };
+        let key = Key::new(&key_text).map_err(|e| e.to_string())?;
+        let site = self.site_url.clone().unwrap_or_default();
+        if !(site.starts_with("https://") || site.starts_with("http://")) {
+            return Err(format!(
+                "--site-url must be the site's http(s):// address, not {site:?}"
+            ));
+        }
+        Ok(Some((mailer, key, site)))
+    }
 }
 
 /// What bounds each connection (see `connection.rs`). Durations as `10s`, `500ms`, `1m`.
@@ -190,6 +253,11 @@ enum WaitlistCommand {
     /// Writes every entry to standard output, oldest first, as the database hands them
     /// over (an export of any size takes little memory).
     Export {
+        /// Which entries: those whose owners confirmed them (the only ones you may email
+        /// where a confirmed opt-in is the law), those waiting for it, those stored by a
+        /// server without --smtp, or all.
+        #[arg(long, value_enum, default_value_t = StatusFilter::Confirmed)]
+        status: StatusFilter,
         /// CSV (a header row, every cell quoted; a cell that a spreadsheet would run as a
         /// formula, also behind white space, starts with ', and control characters are
         /// written as U+FFFD) or JSON (an array, the text exactly as stored).
@@ -208,6 +276,8 @@ enum WaitlistCommand {
     },
     /// Prints how many entries there are.
     Count,
+    /// Prints how many emails are queued (or waiting to be tried again), sent and failed.
+    Outbox,
     /// Writes a consistent copy of a SQLite database to FILE while the server goes on
     /// writing to it. To restore: stop the server, put FILE in the database's place
     /// (removing the old -wal and -shm files beside it), start the server. PostgreSQL:
@@ -216,6 +286,25 @@ enum WaitlistCommand {
         /// Where to write the copy (a new file).
         file: PathBuf,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StatusFilter {
+    Confirmed,
+    Pending,
+    Unconfirmed,
+    All,
+}
+
+impl StatusFilter {
+    fn status(self) -> Option<Status> {
+        match self {
+            StatusFilter::Confirmed => Some(Status::Confirmed),
+            StatusFilter::Pending => Some(Status::Pending),
+            StatusFilter::Unconfirmed => Some(Status::Unconfirmed),
+            StatusFilter::All => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -239,6 +328,7 @@ fn main() -> ExitCode {
             behind_proxy,
             trusted_proxies,
             metrics_addr,
+            mail,
             limits,
         } => {
             let settings = Settings {
@@ -258,6 +348,7 @@ fn main() -> ExitCode {
                 limits.limits(),
                 database.map(|d| (d, settings)),
                 metrics_addr,
+                &mail,
             )
         }
         Command::Waitlist { database, command } => waitlist(&database, command),
@@ -294,8 +385,10 @@ async fn serve(
     limits: Limits,
     database: Option<(Location, Settings)>,
     metrics_addr: Option<SocketAddr>,
+    mail: &MailArgs,
 ) -> Result<(), String> {
     let mut site = Site::load(dist, hsts).map_err(|e| e.to_string())?;
+    let confirming = mail.confirming()?;
     if let Some(address) = metrics_addr {
         lathe_site::prometheus::serve(address, lathe_site::prometheus::install()?).await?;
         println!("metrics on http://{address}/metrics");
@@ -303,7 +396,17 @@ async fn serve(
     let mut store = None;
     if let Some((location, settings)) = database {
         let opened = open(&location).await?;
-        site = site.with_waitlist(Waitlist::new(opened.clone(), settings));
+        let mut waitlist = Waitlist::new(opened.clone(), settings);
+        match confirming {
+            Some((mailer, key, site_url)) => {
+                let outbox = Outbox::new(opened.clone(), mailer, key.clone(), &site_url);
+                waitlist = waitlist.confirming(key, outbox.waker());
+                outbox.spawn();
+                println!("confirming addresses by email (--smtp)");
+            }
+            None => println!("no --smtp: addresses are stored unconfirmed, and no email is sent"),
+        }
+        site = site.with_waitlist(waitlist);
         store = Some((opened, location));
     }
     let listener = tokio::net::TcpListener::bind(address)
@@ -350,13 +453,39 @@ async fn waitlist(location: &Location, command: WaitlistCommand) -> Result<(), S
     let store = open(location).await?;
     let failed = |e: sqlx::Error| format!("the database failed: {e}");
     let result = match command {
-        WaitlistCommand::Export { format } => {
+        WaitlistCommand::Export { format, status } => {
             let out = std::io::BufWriter::new(std::io::stdout().lock());
+            let entries = store.entries_with(status.status());
             match format {
-                Format::Csv => export::csv(store.entries(), out).await,
-                Format::Json => export::json(store.entries(), out).await,
+                Format::Csv => export::csv(entries, out).await,
+                Format::Json => export::json(entries, out).await,
             }
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+            if let Some(only) = status.status() {
+                let left_out: Vec<String> = store
+                    .count_by_status()
+                    .await
+                    .map_err(failed)?
+                    .into_iter()
+                    .filter(|&(other, n)| other != only && n > 0)
+                    .map(|(other, n)| format!("{n} {}", other.as_str()))
+                    .collect();
+                if !left_out.is_empty() {
+                    eprintln!(
+                        "left out: {} (--status all exports every entry)",
+                        left_out.join(", ")
+                    );
+                }
+            }
+            Ok(())
+        }
+        WaitlistCommand::Outbox => {
+            let counts = lathe_site::outbox::counts(&store).await.map_err(failed)?;
+            println!(
+                "queued {}\nsent {}\nfailed {}",
+                counts.queued, counts.sent, counts.failed
+            );
+            Ok(())
         }
         WaitlistCommand::Show { email } => match store.find(&email).await.map_err(failed)? {
             Some(entry) => {
@@ -366,7 +495,11 @@ async fn waitlist(location: &Location, command: WaitlistCommand) -> Result<(), S
             None => Err(format!("no entry for {email}")),
         },
         WaitlistCommand::Erase { email } => {
-            if store.erase(&email).await.map_err(failed)? {
+            if store
+                .erase(&email, ErasedBy::Owner, lathe_site::now_ms())
+                .await
+                .map_err(failed)?
+            {
                 println!("erased the entry for {email}");
                 Ok(())
             } else {

@@ -1,7 +1,7 @@
 //! The server's metrics, in Prometheus' text format, on a listener of their own
 //! (`--metrics-addr`, never the site's port): requests by route class and status and
 //! their latency, sign-ups stored and refused by reason, the database's errors and
-//! latency, open connections. Recorded with the `metrics` facade; rendered by
+//! latency, open connections, confirmations, and the outbox's emails. Recorded with the `metrics` facade; rendered by
 //! `metrics-exporter-prometheus`.
 
 use std::net::SocketAddr;
@@ -28,6 +28,8 @@ pub const DATABASE_ERRORS: &str = "lathe_database_errors_total";
 pub const DATABASE_SECONDS: &str = "lathe_database_duration_seconds";
 /// Connections open now.
 pub const OPEN_CONNECTIONS: &str = "lathe_open_connections";
+/// Addresses confirmed from their emails' links.
+pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
 
 /// Latency buckets, in seconds: from a cached file to a slow database.
 const BUCKETS: [f64; 12] = [
@@ -66,6 +68,14 @@ fn describe() {
         "Time the database took to store a sign-up."
     );
     describe_gauge!(OPEN_CONNECTIONS, "Connections open now.");
+    describe_counter!(
+        CONFIRMATIONS,
+        "Addresses confirmed from their emails' links."
+    );
+    describe_counter!(
+        crate::outbox::EMAILS,
+        "Emails by kind (confirm, already) and outcome (queued, sent, retried, failed)."
+    );
 }
 
 /// Serves `GET /metrics` on `address` until the process ends.

@@ -12,6 +12,9 @@ use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyConnection, AnyPool, Connection, Row};
 
+use crate::mail::Kind;
+use crate::token::random_id;
+
 /// The migrations, embedded at build time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -110,6 +113,39 @@ pub struct Entry {
     pub repeats: i64,
     /// When the last of those came, in ms since the Unix epoch.
     pub last_repeat_at: Option<i64>,
+    /// Whether its owner confirmed the address.
+    pub status: Status,
+    /// When they did, in ms since the Unix epoch.
+    pub confirmed_at: Option<i64>,
+}
+
+/// Whether an entry's address was confirmed by its owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Stored by a server that sends no email (no `--smtp`): nobody was asked.
+    Unconfirmed,
+    /// An email asked its owner to confirm it; deleted if they do not within 7 days.
+    Pending,
+    /// Its owner confirmed it, from the email's link.
+    Confirmed,
+}
+
+impl Status {
+    /// Its name in the database.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Unconfirmed => "unconfirmed",
+            Status::Pending => "pending",
+            Status::Confirmed => "confirmed",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        [Status::Unconfirmed, Status::Pending, Status::Confirmed]
+            .into_iter()
+            .find(|status| status.as_str() == text)
+    }
 }
 
 impl Entry {
@@ -126,6 +162,8 @@ impl Entry {
             created_at: now,
             repeats: 0,
             last_repeat_at: None,
+            status: Status::Unconfirmed,
+            confirmed_at: None,
         }
     }
 }
@@ -139,9 +177,6 @@ pub enum StoreError {
     /// The database answered with an error.
     #[error("the database failed: {0}")]
     Failed(#[from] sqlx::Error),
-    /// A sign-up's statement ran but did not write its row.
-    #[error("the database wrote {0} rows for one sign-up")]
-    NotStored(u64),
 }
 
 /// How long a sign-up may wait for a database connection when the database is up but
@@ -232,9 +267,22 @@ impl Store {
         // One connection first, outside the pool, so that a failure says why at once.
         let mut first = connect_direct(location, pragmas.as_deref()).await?;
         MIGRATOR.run_direct(&mut first).await?;
+        fill_ids(&mut first).await?;
         first.close().await?;
 
-        let options = AnyPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT);
+        let options = AnyPoolOptions::new()
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            // A failed COMMIT may leave SQLite in its transaction, or end it (SQLITE_FULL
+            // rolls it back) while sqlx still counts it open; the rollback sqlx then tries
+            // fails too. The connection's next "transaction" would be a savepoint inside
+            // it that never reaches the disk: a sign-up acknowledged and lost. So a
+            // connection still in a transaction once its rollback is done is closed.
+            .after_release(|connection, _| {
+                Box::pin(async move {
+                    sqlx::Connection::ping(connection).await?;
+                    Ok(!sqlx::Connection::is_in_transaction(connection))
+                })
+            });
         let pool = match &pragmas {
             // One connection: SQLite takes one writer at a time anyway, and a queue in
             // the pool is fairer and faster than writers retrying a busy file.
@@ -269,8 +317,11 @@ impl Store {
 
     /// Stores a sign-up: a new entry, or, for an address already there (compared in NFC,
     /// without case), a count of the repeat and its time, leaving the entry as it was.
-    /// One statement, so concurrent sign-ups with the same address never make two
-    /// entries; run to its end, so that `Ok` means the row is committed (with SQLite, on
+    /// When `confirming` (the server sends email), a new entry is pending, and the email
+    /// the address is due (a link to confirm it, or word that it is on the list already)
+    /// is queued in the same transaction, unless [`MAILS_PER_DAY`] went to it in the last
+    /// day: the kind queued is returned. One transaction, so concurrent sign-ups with the
+    /// same address never make two entries; `Ok` means it is committed (with SQLite, on
     /// the disk: see [`sqlite_pragmas`]).
     ///
     /// While the database is unreachable, a sign-up is refused at once with the reason,
@@ -278,25 +329,13 @@ impl Store {
     ///
     /// # Errors
     /// The database failing or unreachable; nothing was stored.
-    pub async fn sign_up(&self, entry: &Entry) -> Result<(), StoreError> {
+    pub async fn sign_up(
+        &self,
+        entry: &Entry,
+        confirming: bool,
+    ) -> Result<Option<Kind>, StoreError> {
         self.reachable().await?;
-        let done = sqlx::query(
-            "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
-                 privacy_notice, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-             ON CONFLICT (email_key) DO UPDATE SET
-                 repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at",
-        )
-        .bind(email_key(&entry.email))
-        .bind(&entry.email)
-        .bind(&entry.name)
-        .bind(&entry.company)
-        .bind(&entry.role)
-        .bind(entry.interest.as_str())
-        .bind(&entry.message)
-        .bind(&entry.privacy_notice)
-        .bind(entry.created_at)
-        .execute(&self.pool);
+        let done = self.write_sign_up(entry, confirming);
         // A database that went down since the last sign-up: the pool would try to
         // reconnect until its timeout. A connection of our own says at once.
         let mut done = std::pin::pin!(done);
@@ -311,11 +350,10 @@ impl Store {
             },
         };
         match done {
-            Ok(done) if done.rows_affected() == 1 => {
+            Ok(queued) => {
                 *self.outage() = None;
-                Ok(())
+                Ok(queued)
             }
-            Ok(done) => Err(StoreError::NotStored(done.rows_affected())),
             Err(e) if unreachable(&e) => {
                 let reason = self.probe().await.err().unwrap_or_else(|| e.to_string());
                 self.down(&reason);
@@ -323,6 +361,71 @@ impl Store {
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    async fn write_sign_up(
+        &self,
+        entry: &Entry,
+        confirming: bool,
+    ) -> Result<Option<Kind>, sqlx::Error> {
+        let key = email_key(&entry.email);
+        let (status, confirm_nonce) = if confirming {
+            (Status::Pending, Some(random_id()))
+        } else {
+            (Status::Unconfirmed, None)
+        };
+        let mut tx = self.pool.begin().await?;
+        // `execute`, which steps the statement to its end, and no RETURNING: sqlx-sqlite's
+        // fetch of a RETURNING row leaves the statement to be finished later, where its
+        // error is dropped, and a full disk then loses an acknowledged sign-up.
+        let done = sqlx::query(
+            "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+                 privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
+                 manage_nonce)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13)
+             ON CONFLICT (email_key) DO UPDATE SET
+                 repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
+                 id = COALESCE(waitlist.id, excluded.id),
+                 manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
+                 confirm_nonce = CASE WHEN waitlist.status = 'confirmed' THEN NULL
+                     ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END",
+        )
+        .bind(&key)
+        .bind(&entry.email)
+        .bind(&entry.name)
+        .bind(&entry.company)
+        .bind(&entry.role)
+        .bind(entry.interest.as_str())
+        .bind(&entry.message)
+        .bind(&entry.privacy_notice)
+        .bind(entry.created_at)
+        .bind(random_id())
+        .bind(status.as_str())
+        .bind(confirm_nonce)
+        .bind(random_id())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Err(sqlx::Error::Protocol(format!(
+                "a sign-up changed {} rows",
+                done.rows_affected()
+            )));
+        }
+        let stored: String = sqlx::query_scalar("SELECT status FROM waitlist WHERE email_key = $1")
+            .bind(&key)
+            .fetch_one(&mut *tx)
+            .await?;
+        let due = match (confirming, stored.as_str()) {
+            (false, _) => None,
+            (true, "confirmed") => Some(Kind::Already),
+            (true, _) => Some(Kind::Confirm),
+        };
+        let queued = match due {
+            Some(kind) => queue(&mut tx, &key, kind, entry.created_at).await?,
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(queued)
     }
 
     /// `Err` at once while the database is known to be down, unless it is time to try
@@ -359,8 +462,6 @@ impl Store {
         *self.outage() = Some((Instant::now(), reason.to_owned()));
     }
 
-    /// A connection of its own, for the reason a database cannot be reached (the pool
-    /// would say only that it timed out).
     /// Writes a consistent copy of a SQLite database to `file` (SQLite's `VACUUM INTO`: one
     /// read transaction, so sign-ups stored while it runs are either wholly in it or not
     /// at all, and the server goes on writing meanwhile). `file` must not exist.
@@ -394,6 +495,8 @@ impl Store {
         self.probe().await
     }
 
+    /// A connection of its own, for the reason a database cannot be reached (the pool
+    /// would say only that it timed out).
     async fn probe(&self) -> Result<(), String> {
         let attempt = async {
             connect_direct(&self.location, self.pragmas.as_deref())
@@ -414,7 +517,19 @@ impl Store {
     /// Every entry, oldest first, as the database hands them over: the table is never
     /// held in memory whole.
     pub fn entries(&self) -> impl Stream<Item = Result<Entry, sqlx::Error>> + '_ {
-        sqlx::query(&ENTRIES)
+        self.entries_with(None)
+    }
+
+    /// The entries with `status` (all of them for `None`), oldest first, streamed.
+    pub fn entries_with(
+        &self,
+        status: Option<Status>,
+    ) -> impl Stream<Item = Result<Entry, sqlx::Error>> + '_ {
+        let query = match status {
+            Some(status) => sqlx::query(ENTRIES_WITH_STATUS.as_str()).bind(status.as_str()),
+            None => sqlx::query(ENTRIES.as_str()),
+        };
+        query
             .fetch(&self.pool)
             .map(|row| row.and_then(|row| entry(&row)))
     }
@@ -433,17 +548,47 @@ impl Store {
         row.as_ref().map(entry).transpose()
     }
 
-    /// Erases the entry for `email` (compared in NFC, without case); false if there was
-    /// none.
+    /// Erases the entry for `email` (compared in NFC, without case) and the emails
+    /// waiting to go to it, and records that `by` erased an entry (nothing about whose);
+    /// false if there was none.
     ///
     /// # Errors
     /// The database failing.
-    pub async fn erase(&self, email: &str) -> Result<bool, sqlx::Error> {
+    pub async fn erase(&self, email: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
+        let key = email_key(email);
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query("DELETE FROM waitlist WHERE email_key = $1")
-            .bind(email_key(email))
-            .execute(&self.pool)
+            .bind(&key)
+            .execute(&mut *tx)
             .await?;
-        Ok(done.rows_affected() > 0)
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM outbox WHERE email_key = $1")
+            .bind(&key)
+            .execute(&mut *tx)
+            .await?;
+        record_erasures(&mut tx, by, 1, now).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The erasures recorded: when, and by whom, oldest first.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn erasures(&self) -> Result<Vec<(i64, String)>, sqlx::Error> {
+        let rows = sqlx::query("SELECT erased_at, erased_by FROM erasures ORDER BY erased_at")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| Ok((row.try_get("erased_at")?, row.try_get("erased_by")?)))
+            .collect()
+    }
+
+    /// The pool, for the queries of [`crate::outbox`] and [`crate::confirmation`].
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
     }
 
     /// How many entries there are.
@@ -456,10 +601,127 @@ impl Store {
             .await
     }
 
+    /// How many entries have each status.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn count_by_status(&self) -> Result<Vec<(Status, i64)>, sqlx::Error> {
+        let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM waitlist GROUP BY status")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut counts = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let status: String = row.try_get("status")?;
+            let status = Status::parse(&status)
+                .ok_or_else(|| sqlx::Error::Decode(format!("unknown status {status}").into()))?;
+            counts.push((status, row.try_get("n")?));
+        }
+        Ok(counts)
+    }
+
     /// Closes every connection, waiting for those in use.
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// At most this many emails go to one address in a day, whoever asks for them: the form
+/// is never a tool to fill someone's inbox.
+pub const MAILS_PER_DAY: i64 = 3;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// Queues a `kind` email to the entry `key` at `now`, unless [`MAILS_PER_DAY`] were
+/// queued to it in the day before: the kind queued, if it was.
+pub(crate) async fn queue(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    key: &str,
+    kind: Kind,
+    now: i64,
+) -> Result<Option<Kind>, sqlx::Error> {
+    let recent: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE email_key = $1 AND created_at > $2")
+            .bind(key)
+            .bind(now - DAY_MS)
+            .fetch_one(&mut **tx)
+            .await?;
+    if recent >= MAILS_PER_DAY {
+        return Ok(None);
+    }
+    sqlx::query(
+        "INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $4)",
+    )
+    .bind(random_id())
+    .bind(key)
+    .bind(kind.as_str())
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(Some(kind))
+}
+
+/// Who erased an entry, as the erasures table records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErasedBy {
+    /// Its owner, from the manage link.
+    Visitor,
+    /// The site's owner, with `lathe-site waitlist erase`.
+    Owner,
+    /// Never confirmed within the days allowed.
+    Unconfirmed,
+    /// No interaction for the years the privacy notice states.
+    Retention,
+}
+
+impl ErasedBy {
+    /// Its name in the table.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErasedBy::Visitor => "visitor",
+            ErasedBy::Owner => "owner",
+            ErasedBy::Unconfirmed => "unconfirmed",
+            ErasedBy::Retention => "retention",
+        }
+    }
+}
+
+/// Records `count` erasures by `by` at `now`.
+pub(crate) async fn record_erasures(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    by: ErasedBy,
+    count: u64,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    for _ in 0..count {
+        sqlx::query("INSERT INTO erasures (erased_at, erased_by) VALUES ($1, $2)")
+            .bind(now)
+            .bind(by.as_str())
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Gives entries from before migration 0003 the random id and manage nonce their links
+/// need (SQL has no portable random text).
+async fn fill_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    let keys: Vec<String> = sqlx::query_scalar(
+        "SELECT email_key FROM waitlist WHERE id IS NULL OR manage_nonce IS NULL",
+    )
+    .fetch_all(&mut *connection)
+    .await?;
+    for key in keys {
+        sqlx::query(
+            "UPDATE waitlist SET id = COALESCE(id, $1), manage_nonce = COALESCE(manage_nonce, $2)
+             WHERE email_key = $3",
+        )
+        .bind(random_id())
+        .bind(random_id())
+        .bind(key)
+        .execute(&mut *connection)
+        .await?;
+    }
+    Ok(())
 }
 
 /// A connection outside the pool, set up as the pool's are: its error is the database's
@@ -494,10 +756,13 @@ fn unreachable(e: &sqlx::Error) -> bool {
 }
 
 const COLUMNS: &str = "email, name, company, role, interest, message, privacy_notice, created_at, \
-     repeats, last_repeat_at";
+     repeats, last_repeat_at, status, confirmed_at";
 
 static ENTRIES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!("SELECT {COLUMNS} FROM waitlist ORDER BY created_at, email_key")
+});
+static ENTRIES_WITH_STATUS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT {COLUMNS} FROM waitlist WHERE status = $1 ORDER BY created_at, email_key")
 });
 
 fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
@@ -516,6 +781,16 @@ fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
         created_at: row.try_get("created_at")?,
         repeats: row.try_get("repeats")?,
         last_repeat_at: row.try_get("last_repeat_at")?,
+        status: status(row)?,
+        confirmed_at: row.try_get("confirmed_at")?,
+    })
+}
+
+fn status(row: &sqlx::any::AnyRow) -> Result<Status, sqlx::Error> {
+    let text: String = row.try_get("status")?;
+    Status::parse(&text).ok_or_else(|| sqlx::Error::ColumnDecode {
+        index: "status".into(),
+        source: format!("unknown status {text:?}").into(),
     })
 }
 

@@ -11,7 +11,7 @@
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::Json;
 use axum::Router;
@@ -28,7 +28,9 @@ use serde_json::json;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::RequestBodyDeadlineLayer;
 
+use crate::mail::Kind;
 use crate::store::{Entry, Store, StoreError};
+use crate::token::Key;
 
 /// The path the endpoint answers on.
 pub const PATH: &str = "/api/waitlist";
@@ -181,7 +183,7 @@ fn added() -> Response {
     answer(StatusCode::CREATED, &json!({ "status": "added" }))
 }
 
-fn answer(status: StatusCode, body: &serde_json::Value) -> Response {
+pub(crate) fn answer(status: StatusCode, body: &serde_json::Value) -> Response {
     let mut response = (status, Json(body)).into_response();
     response
         .headers_mut()
@@ -195,6 +197,14 @@ pub struct Waitlist {
     store: Store,
     settings: Arc<Settings>,
     limiter: Option<Arc<DefaultKeyedRateLimiter<IpAddr>>>,
+    confirming: Option<Confirming>,
+}
+
+/// What confirming addresses takes: the key of the links, and the outbox worker to wake.
+#[derive(Clone)]
+struct Confirming {
+    key: Key,
+    outbox: Arc<tokio::sync::Notify>,
 }
 
 impl Waitlist {
@@ -207,6 +217,29 @@ impl Waitlist {
             store,
             settings: Arc::new(settings),
             limiter,
+            confirming: None,
+        }
+    }
+
+    /// Confirms addresses: new entries are pending, each sign-up queues its email (and
+    /// wakes `outbox`), and the confirmation routes check links signed with `key`.
+    #[must_use]
+    pub fn confirming(mut self, key: Key, outbox: Arc<tokio::sync::Notify>) -> Self {
+        self.confirming = Some(Confirming { key, outbox });
+        self
+    }
+
+    /// The links' key, when confirming.
+    pub(crate) fn key(&self) -> Option<&Key> {
+        self.confirming.as_ref().map(|c| &c.key)
+    }
+
+    /// An email was queued: counted, and the worker woken.
+    pub(crate) fn queued(&self, kind: Kind) {
+        metrics::counter!(crate::outbox::EMAILS, "kind" => kind.as_str(), "outcome" => "queued")
+            .increment(1);
+        if let Some(confirming) = &self.confirming {
+            confirming.outbox.notify_one();
         }
     }
 
@@ -240,10 +273,11 @@ impl Waitlist {
             .allow_headers([header::CONTENT_TYPE])
             .max_age(Duration::from_secs(3600));
         let deadline = RequestBodyDeadlineLayer::new(self.settings.body_timeout);
-        Router::new()
-            .route(PATH, post(sign_up).with_state(self))
-            .layer(deadline)
-            .layer(cors)
+        let mut router = Router::new().route(PATH, post(sign_up).with_state(self.clone()));
+        if self.confirming.is_some() {
+            router = router.merge(crate::confirmation::router(self));
+        }
+        router.layer(deadline).layer(cors)
     }
 
     /// Takes one sign-up from `client`'s allowance.
@@ -278,20 +312,24 @@ async fn sign_up(
     }
     // Only what would be stored is counted: a visitor who mistypes is not locked out.
     waitlist.admit(&client)?;
-    let entry = Entry::new(values, privacy_notice, now_ms());
+    let entry = Entry::new(values, privacy_notice, crate::now_ms());
     let started = std::time::Instant::now();
-    let stored = waitlist.store.sign_up(&entry).await;
+    let stored = waitlist
+        .store
+        .sign_up(&entry, waitlist.confirming.is_some())
+        .await;
     crate::prometheus::database(started.elapsed(), stored.is_err());
-    stored.map_err(Refusal::NotStored)?;
-    tracing::info!(status = 201, "sign-up stored");
+    let queued = stored.map_err(Refusal::NotStored)?;
+    tracing::info!(
+        status = 201,
+        queued = queued.map(Kind::as_str),
+        "sign-up stored"
+    );
     metrics::counter!(crate::prometheus::SIGN_UPS_STORED).increment(1);
+    if let Some(kind) = queued {
+        waitlist.queued(kind);
+    }
     Ok(added())
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// A sign-up as the form posts it, read from a JSON object. Company, role, interest and
@@ -384,7 +422,7 @@ fn body_refusal(error: &axum::Error) -> Refusal {
     Refusal::NotASignUp(format!("the body could not be read: {error}"))
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -693,6 +693,8 @@ fn an_export_streams_in_little_memory() {
                 "export",
                 "--format",
                 format,
+                "--status",
+                "all",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

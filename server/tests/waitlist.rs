@@ -560,24 +560,42 @@ fn the_owner_exports_shows_and_erases_entries() {
     );
     assert_eq!(post(address, &formula).status, 201);
 
-    let (ok, csv, _) = owner(&location, &["export"]);
+    // Without --smtp nobody confirmed anything: the default export (confirmed entries)
+    // is empty, and says what it left out.
+    let (ok, csv, said) = owner(&location, &["export"]);
     assert!(ok);
+    assert_eq!(csv.lines().count(), 1, "{csv}");
+    assert_eq!(
+        said,
+        "left out: 3 unconfirmed (--status all exports every entry)\n"
+    );
+
+    let (ok, csv, said) = owner(&location, &["export", "--status", "unconfirmed"]);
+    assert!(ok);
+    assert_eq!(said, "");
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\""
+        "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\""
     );
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with(
         "\"ada@example.com\",\"Ada Lovelace\",\"Analytical Engines\",\"CTO\",\"enterprise\",\"A booking app, please.\",\"2026-11-22\",\""
     ));
-    assert!(lines[1].ends_with("\",\"0\",\"\""), "{}", lines[1]);
+    assert!(
+        lines[1].ends_with("\",\"0\",\"\",\"unconfirmed\",\"\""),
+        "{}",
+        lines[1]
+    );
     assert!(
         csv.contains("\"'=HYPERLINK(\"\"https://evil.example\"\")\""),
         "a formula is defused: {csv}"
     );
 
-    let (ok, exported, _) = owner(&location, &["export", "--format", "json"]);
+    let (ok, exported, _) = owner(
+        &location,
+        &["export", "--format", "json", "--status", "all"],
+    );
     assert!(ok);
     let exported: serde_json::Value = serde_json::from_str(&exported).unwrap();
     assert_eq!(exported.as_array().unwrap().len(), 3);

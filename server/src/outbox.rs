@@ -1,0 +1,339 @@
+//! The emails waiting to go, and the worker in the server that sends them.
+//!
+//! A sign-up writes its email into the `outbox` table in its own transaction
+//! ([`crate::store::Store::sign_up`]), so an acknowledged sign-up never lacks its email.
+//! The worker claims the emails that are due, a few at a time, by moving their next
+//! attempt a lease ahead ([`LEASE_MS`]): with several instances on one PostgreSQL, each
+//! email is claimed by one (`FOR UPDATE SKIP LOCKED`), and one whose instance died while
+//! sending is claimed again once the lease is over. A mail server that is down, slow or
+//! answers 4xx delays an email ([`backoff_ms`]); one that refuses it for good (5xx), or
+//! [`MAX_ATTEMPTS`] failures, mark it failed. A restart resumes where the table says.
+//!
+//! The links are made when the email is sent, from the entry as it is then: an entry
+//! erased meanwhile gets no email, and a confirmation link works for 48 hours from when
+//! its email was queued.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lathe_core::retention::confirm_link_expires;
+use sqlx::Row;
+use tokio::sync::Notify;
+
+use crate::mail::{Kind, Links, Mailer, letter};
+use crate::store::{Backend, Store};
+use crate::token::{Claims, Key, Purpose};
+
+/// How long a claimed email is left to the instance that claimed it: far longer than an
+/// SMTP conversation may take ([`crate::mail::SMTP_TIMEOUT`]).
+pub const LEASE_MS: i64 = 60_000;
+/// After this many failed attempts (about a day of backoff), an email is marked failed.
+pub const MAX_ATTEMPTS: i64 = 30;
+/// How often the worker looks for due emails when nothing wakes it.
+const POLL: Duration = Duration::from_secs(1);
+/// How many emails one claim takes.
+const BATCH: i64 = 16;
+
+/// How long to wait before attempt `attempts + 1`, after `attempts` failures: 1 s,
+/// doubling, at most an hour.
+pub const fn backoff_ms(attempts: i64) -> i64 {
+    let exponent = if attempts < 1 { 0 } else { attempts - 1 };
+    let ms = if exponent >= 12 {
+        i64::MAX
+    } else {
+        1_000 << exponent
+    };
+    if ms > 3_600_000 { 3_600_000 } else { ms }
+}
+
+/// The outbox's counters, for the metrics: by kind and outcome.
+pub const EMAILS: &str = "lathe_emails_total";
+
+fn count(kind: &str, outcome: &'static str) {
+    metrics::counter!(EMAILS, "kind" => kind.to_owned(), "outcome" => outcome).increment(1);
+}
+
+/// How many emails are waiting (queued, or waiting to be tried again), sent and failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Not sent yet.
+    pub queued: i64,
+    /// Sent.
+    pub sent: i64,
+    /// Refused for good, or failed too often.
+    pub failed: i64,
+}
+
+/// The outbox's counts, for the owner (`lathe-site waitlist outbox`).
+///
+/// # Errors
+/// The database failing.
+pub async fn counts(store: &Store) -> Result<Counts, sqlx::Error> {
+    let (queued, sent, failed): (i64, i64, i64) = sqlx::query_as(
+        "SELECT
+             COUNT(*) - COUNT(sent_at) - COUNT(failed_at),
+             COUNT(sent_at),
+             COUNT(failed_at)
+         FROM outbox",
+    )
+    .fetch_one(store.pool())
+    .await?;
+    Ok(Counts {
+        queued,
+        sent,
+        failed,
+    })
+}
+
+/// An email claimed for sending.
+#[derive(Debug)]
+struct Claimed {
+    id: String,
+    email_key: String,
+    kind: String,
+    created_at: i64,
+    /// Including this one.
+    attempts: i64,
+}
+
+/// Who an email goes to, as the entry is now.
+struct Recipient {
+    email: String,
+    id: String,
+    status: String,
+    confirm_nonce: Option<String>,
+    manage_nonce: String,
+}
+
+/// What the worker needs: the database, the mail server, the key the links are signed
+/// with and the site's address they lead to.
+#[derive(Clone)]
+pub struct Outbox {
+    store: Store,
+    mailer: Mailer,
+    key: Key,
+    site_url: String,
+    wake: Arc<Notify>,
+}
+
+impl Outbox {
+    /// The worker for `store`, sending with `mailer`, links under `site_url`.
+    pub fn new(store: Store, mailer: Mailer, key: Key, site_url: &str) -> Self {
+        Self {
+            store,
+            mailer,
+            key,
+            site_url: site_url.trim_end_matches('/').to_owned(),
+            wake: Arc::new(Notify::new()),
+        }
+    }
+
+    /// Wakes the worker (a sign-up queued an email).
+    pub fn waker(&self) -> Arc<Notify> {
+        self.wake.clone()
+    }
+
+    /// Sends due emails until the process ends.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                match self.deliver_due(crate::now_ms()).await {
+                    Ok(0) => {
+                        tokio::select! {
+                            () = self.wake.notified() => {}
+                            () = tokio::time::sleep(POLL) => {}
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::error!("the outbox cannot read the database: {e}");
+                        tokio::time::sleep(POLL).await;
+                    }
+                }
+            }
+        })
+    }
+
+    /// Claims the emails due at `now` and tries each once: how many it claimed.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn deliver_due(&self, now: i64) -> Result<usize, sqlx::Error> {
+        let claimed = self.claim(now).await?;
+        for email in &claimed {
+            self.deliver(email).await?;
+        }
+        Ok(claimed.len())
+    }
+
+    async fn claim(&self, now: i64) -> Result<Vec<Claimed>, sqlx::Error> {
+        let lock = match self.store.backend() {
+            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
+            // One connection writes a SQLite file: there is nobody to skip.
+            Backend::Sqlite => "",
+        };
+        let rows = sqlx::query(&format!(
+            "UPDATE outbox SET next_attempt_at = $1, attempts = attempts + 1
+             WHERE id IN (
+                 SELECT id FROM outbox
+                 WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
+                 ORDER BY next_attempt_at LIMIT $3 {lock})
+             RETURNING id, email_key, kind, created_at, attempts"
+        ))
+        .bind(now + LEASE_MS)
+        .bind(now)
+        .bind(BATCH)
+        .fetch_all(self.store.pool())
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(Claimed {
+                    id: row.try_get("id")?,
+                    email_key: row.try_get("email_key")?,
+                    kind: row.try_get("kind")?,
+                    created_at: row.try_get("created_at")?,
+                    attempts: row.try_get("attempts")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn recipient(&self, key: &str) -> Result<Option<Recipient>, sqlx::Error> {
+        let row = sqlx::query(
+            "SELECT email, id, status, confirm_nonce, manage_nonce FROM waitlist
+             WHERE email_key = $1",
+        )
+        .bind(key)
+        .fetch_optional(self.store.pool())
+        .await?;
+        row.map(|row| {
+            Ok(Recipient {
+                email: row.try_get("email")?,
+                id: row.try_get("id")?,
+                status: row.try_get("status")?,
+                confirm_nonce: row.try_get("confirm_nonce")?,
+                manage_nonce: row.try_get("manage_nonce")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// The links of an email of `kind` to `to`, queued at `queued_at`.
+    fn links(&self, to: &Recipient, kind: Kind, queued_at: i64) -> Links {
+        let manage = self.key.sign(&Claims {
+            purpose: Purpose::Manage,
+            entry: to.id.clone(),
+            nonce: to.manage_nonce.clone(),
+            expires_ms: 0,
+        });
+        let confirm = match (kind, &to.confirm_nonce) {
+            (Kind::Confirm, Some(nonce)) => Some(self.key.sign(&Claims {
+                purpose: Purpose::Confirm,
+                entry: to.id.clone(),
+                nonce: nonce.clone(),
+                expires_ms: confirm_link_expires(queued_at),
+            })),
+            _ => None,
+        };
+        Links {
+            confirm: confirm.map(|token| format!("{}/confirm#{token}", self.site_url)),
+            manage: format!("{}/manage#{manage}", self.site_url),
+        }
+    }
+
+    async fn deliver(&self, email: &Claimed) -> Result<(), sqlx::Error> {
+        let pool = self.store.pool();
+        let kind = Kind::parse(&email.kind);
+        let recipient = self.recipient(&email.email_key).await?;
+        // Erased since, or confirmed since a confirmation was queued: nothing to say.
+        let due = match (kind, &recipient) {
+            (Some(Kind::Confirm), Some(to)) if to.status == "confirmed" => None,
+            (Some(kind), Some(to)) => Some((kind, to)),
+            _ => None,
+        };
+        let Some((kind, to)) = due else {
+            sqlx::query("DELETE FROM outbox WHERE id = $1")
+                .bind(&email.id)
+                .execute(pool)
+                .await?;
+            return Ok(());
+        };
+        let letter = letter(
+            kind,
+            self.mailer.product(),
+            &self.links(to, kind, email.created_at),
+        );
+        let sent = self.mailer.send(&to.email, &letter).await;
+        let now = crate::now_ms();
+        match sent {
+            Ok(()) => {
+                let mut tx = pool.begin().await?;
+                sqlx::query("UPDATE outbox SET sent_at = $1, last_error = NULL WHERE id = $2")
+                    .bind(now)
+                    .bind(&email.id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("UPDATE waitlist SET last_interaction_at = $1 WHERE email_key = $2")
+                    .bind(now)
+                    .bind(&email.email_key)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                tracing::info!(kind = kind.as_str(), attempt = email.attempts, "email sent");
+                count(kind.as_str(), "sent");
+            }
+            Err(e) if e.is_transient() && email.attempts < MAX_ATTEMPTS => {
+                let wait = backoff_ms(email.attempts);
+                sqlx::query(
+                    "UPDATE outbox SET next_attempt_at = $1, last_error = $2 WHERE id = $3",
+                )
+                .bind(now + wait)
+                .bind(e.to_string())
+                .bind(&email.id)
+                .execute(pool)
+                .await?;
+                tracing::warn!(
+                    kind = kind.as_str(),
+                    attempt = email.attempts,
+                    retry_in_ms = wait,
+                    "email not sent, will retry: {e}"
+                );
+                count(kind.as_str(), "retried");
+            }
+            Err(e) => {
+                sqlx::query("UPDATE outbox SET failed_at = $1, last_error = $2 WHERE id = $3")
+                    .bind(now)
+                    .bind(e.to_string())
+                    .bind(&email.id)
+                    .execute(pool)
+                    .await?;
+                tracing::error!(
+                    kind = kind.as_str(),
+                    attempt = email.attempts,
+                    "email failed: {e}"
+                );
+                count(kind.as_str(), "failed");
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_a_second_to_an_hour() {
+        let waits: Vec<i64> = (1..=14).map(backoff_ms).collect();
+        assert_eq!(
+            waits,
+            [
+                1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000,
+                1_024_000, 2_048_000, 3_600_000, 3_600_000
+            ]
+        );
+        assert_eq!(backoff_ms(0), 1_000);
+        assert_eq!(backoff_ms(i64::MAX), 3_600_000);
+    }
+}

@@ -1,0 +1,45 @@
+"""A real SMTP server for the tests (aiosmtpd, Debian's python3-aiosmtpd): every message
+it accepts is written whole to DIR as NNNN.eml, in the order they came.
+
+    python3 smtp_sink.py DIR PORT
+
+It prints "ready" once it listens, and runs until it is killed.
+"""
+
+import asyncio
+import itertools
+import os
+import sys
+
+from aiosmtpd.controller import Controller
+
+
+class Sink:
+    def __init__(self, folder):
+        self.folder = folder
+        taken = [int(name.split(".")[0]) for name in os.listdir(folder) if name.endswith(".eml")]
+        self.numbers = itertools.count(max(taken, default=0) + 1)
+
+    async def handle_DATA(self, server, session, envelope):
+        path = os.path.join(self.folder, f"{next(self.numbers):04}.eml")
+        # Written under another name, then renamed: a reader never sees half a message.
+        with open(path + ".part", "wb") as out:
+            out.write(b"X-Envelope-To: " + ",".join(envelope.rcpt_tos).encode() + b"\r\n")
+            out.write(envelope.original_content)
+        os.rename(path + ".part", path)
+        return "250 OK"
+
+
+def main():
+    folder, port = sys.argv[1], int(sys.argv[2])
+    controller = Controller(Sink(folder), hostname="127.0.0.1", port=port)
+    controller.start()
+    print("ready", flush=True)
+    try:
+        asyncio.run(asyncio.Event().wait())
+    finally:
+        controller.stop()
+
+
+if __name__ == "__main__":
+    main()
