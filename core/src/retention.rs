@@ -25,16 +25,28 @@ pub const fn confirm_link_expires(sent_ms: i64) -> i64 {
     sent_ms + CONFIRM_LINK_HOURS as i64 * HOUR_MS
 }
 
+/// The latest sign-up time at which an address never confirmed is due for deletion at
+/// `now_ms`: those signed up at or before it.
+pub const fn pending_cutoff(now_ms: i64) -> i64 {
+    now_ms - PENDING_DAYS as i64 * DAY_MS
+}
+
+/// The latest last-interaction time at which an entry is due for deletion at `now_ms`:
+/// those whose last interaction was at or before it.
+pub const fn inactive_cutoff(now_ms: i64) -> i64 {
+    now_ms - INACTIVE_YEARS as i64 * YEAR_MS
+}
+
 /// Whether an address signed up at `created_ms` and never confirmed is due for deletion
 /// at `now_ms`.
 pub const fn pending_is_due(created_ms: i64, now_ms: i64) -> bool {
-    now_ms >= created_ms + PENDING_DAYS as i64 * DAY_MS
+    created_ms <= pending_cutoff(now_ms)
 }
 
 /// Whether an entry whose last interaction was at `last_ms` is due for deletion at
 /// `now_ms`.
 pub const fn inactive_is_due(last_ms: i64, now_ms: i64) -> bool {
-    now_ms >= last_ms + INACTIVE_YEARS as i64 * YEAR_MS
+    last_ms <= inactive_cutoff(now_ms)
 }
 
 /// The periods, for a page to state.

@@ -4,10 +4,15 @@
 //!   token of its link when the visitor presses Confirm (a GET of the link confirms
 //!   nothing, so the mail scanners that open every link confirm nothing either).
 //! - `POST /api/waitlist/resend` `{"token": "..."}`: an expired link asks for a new one.
+//! - `POST /api/waitlist/manage` `{"token": "..."}`: the manage page (the link in every
+//!   email) asks for what is stored, which it shows and offers as a JSON download;
+//!   answered `found` 200 with `entry`, as the owner's export has it.
+//! - `POST /api/waitlist/erase` `{"token": "..."}`: the manage page's Erase, once pressed
+//!   and confirmed; recorded as an erasure by the visitor.
 //!
-//! Both answer `{"status": ...}` (and `error`, a sentence for the page, when it failed):
-//! `confirmed` 200, `sent` 202, `used` 409, `expired` 410, `unknown` 404 (no entry: erased
-//! or deleted unconfirmed), `invalid` 400 (not a link of ours).
+//! Each answers `{"status": ...}` (and `error`, a sentence for the page, when it failed):
+//! `confirmed` 200, `erased` 200, `sent` 202, `used` 409, `expired` 410, `unknown` 404
+//! (no entry: erased or deleted unconfirmed), `invalid` 400 (not a link of ours).
 
 use axum::Router;
 use axum::extract::{FromRequest, Request, State};
@@ -18,13 +23,17 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::mail::Kind;
-use crate::token::{Purpose, TokenError, random_id};
+use crate::token::{Claims, Purpose, TokenError, random_id};
 use crate::waitlist::{FromOwnSite, Refusal, Waitlist, answer, is_json};
 
 /// The confirmation's path.
 pub const CONFIRM_PATH: &str = "/api/waitlist/confirm";
 /// The path that sends a new confirmation link.
 pub const RESEND_PATH: &str = "/api/waitlist/resend";
+/// The path that shows an entry to its owner.
+pub const MANAGE_PATH: &str = "/api/waitlist/manage";
+/// The path that erases an entry for its owner.
+pub const ERASE_PATH: &str = "/api/waitlist/erase";
 /// The largest body accepted: a token is about 120 bytes.
 const BODY_LIMIT: usize = 1024;
 
@@ -33,6 +42,8 @@ const BODY_LIMIT: usize = 1024;
 pub enum Outcome {
     /// The address is confirmed now.
     Confirmed,
+    /// The entry is erased now.
+    Erased,
     /// A new link is on its way (or, past the day's emails to the address, is not: the
     /// answer is the same).
     Sent,
@@ -49,7 +60,7 @@ pub enum Outcome {
 impl Outcome {
     fn status(self) -> StatusCode {
         match self {
-            Outcome::Confirmed => StatusCode::OK,
+            Outcome::Confirmed | Outcome::Erased => StatusCode::OK,
             Outcome::Sent => StatusCode::ACCEPTED,
             Outcome::Used => StatusCode::CONFLICT,
             Outcome::Expired => StatusCode::GONE,
@@ -61,6 +72,7 @@ impl Outcome {
     const fn name(self) -> &'static str {
         match self {
             Outcome::Confirmed => "confirmed",
+            Outcome::Erased => "erased",
             Outcome::Sent => "sent",
             Outcome::Used => "used",
             Outcome::Expired => "expired",
@@ -71,7 +83,7 @@ impl Outcome {
 
     const fn error(self) -> Option<&'static str> {
         match self {
-            Outcome::Confirmed | Outcome::Sent => None,
+            Outcome::Confirmed | Outcome::Erased | Outcome::Sent => None,
             Outcome::Used => Some("This link has been used already: your address is confirmed."),
             Outcome::Expired => Some("This link has expired."),
             Outcome::Unknown => Some("There is nothing on the waitlist for this link any more."),
@@ -133,12 +145,74 @@ impl<S: Send + Sync> FromRequest<S> for Posted {
     }
 }
 
-/// The two routes.
+/// The four routes.
 pub fn router(waitlist: Waitlist) -> Router {
     Router::new()
         .route(CONFIRM_PATH, post(confirm))
         .route(RESEND_PATH, post(resend))
+        .route(MANAGE_PATH, post(manage))
+        .route(ERASE_PATH, post(erase))
         .with_state(waitlist)
+}
+
+/// The manage link's claims, or what to answer instead (`Err` when the server does
+/// not collect at all).
+fn managing(
+    waitlist: &Waitlist,
+    token: Result<String, Outcome>,
+) -> Result<Result<Claims, Outcome>, Refusal> {
+    let Some(key) = waitlist.key() else {
+        return Err(Refusal::NotCollecting);
+    };
+    Ok(token.and_then(|t| {
+        key.verify(&t, Purpose::Manage, crate::now_ms())
+            .map_err(Outcome::from)
+    }))
+}
+
+async fn manage(
+    State(waitlist): State<Waitlist>,
+    _: FromOwnSite,
+    Posted(token): Posted,
+) -> Result<Response, Refusal> {
+    let claims = match managing(&waitlist, token)? {
+        Ok(claims) => claims,
+        Err(outcome) => return Ok(outcome.into_response()),
+    };
+    let found = waitlist
+        .store()
+        .find_managed(&claims.entry, &claims.nonce)
+        .await
+        .map_err(|e| Refusal::NotStored(e.into()))?;
+    Ok(match found {
+        Some(entry) => answer(
+            StatusCode::OK,
+            &json!({ "status": "found", "entry": crate::export::entry_value(&entry) }),
+        ),
+        None => Outcome::Unknown.into_response(),
+    })
+}
+
+async fn erase(
+    State(waitlist): State<Waitlist>,
+    _: FromOwnSite,
+    Posted(token): Posted,
+) -> Result<Outcome, Refusal> {
+    let claims = match managing(&waitlist, token)? {
+        Ok(claims) => claims,
+        Err(outcome) => return Ok(outcome),
+    };
+    let erased = waitlist
+        .store()
+        .erase_managed(&claims.entry, &claims.nonce, crate::now_ms())
+        .await
+        .map_err(|e| Refusal::NotStored(e.into()))?;
+    Ok(if erased {
+        tracing::info!("entry erased by its owner");
+        Outcome::Erased
+    } else {
+        Outcome::Unknown
+    })
 }
 
 async fn confirm(

@@ -188,6 +188,11 @@ pub fn entry_json(entry: &Entry, mut out: impl Write) -> std::io::Result<()> {
     writeln!(out)
 }
 
+/// One entry as JSON, as the export writes it: what the manage page shows its owner.
+pub fn entry_value(entry: &Entry) -> serde_json::Value {
+    serde_json::to_value(Row::from(entry)).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

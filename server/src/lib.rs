@@ -20,6 +20,7 @@ pub mod mail;
 pub mod memory;
 pub mod outbox;
 pub mod prometheus;
+pub mod retention;
 pub mod store;
 pub mod token;
 pub mod waitlist;

@@ -278,6 +278,19 @@ enum WaitlistCommand {
     Count,
     /// Prints how many emails are queued (or waiting to be tried again), sent and failed.
     Outbox,
+    /// Deletes what the privacy notice says is kept no longer (the server does this when
+    /// it starts and every day): addresses never confirmed 7 days after signing up,
+    /// entries 2 years after their last interaction (sign-up, confirmation, email sent),
+    /// and emails sent or failed over a day ago. Prints each entry that goes and why.
+    Purge {
+        /// Apply the rule as on this date (`2028-11-25`, midnight UTC) or time
+        /// (`2028-11-25T12:00:00Z`) instead of now.
+        #[arg(long, value_name = "DATE", value_parser = parse_date)]
+        as_of: Option<i64>,
+        /// Show what would go, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Writes a consistent copy of a SQLite database to FILE while the server goes on
     /// writing to it. To restore: stop the server, put FILE in the database's place
     /// (removing the old -wal and -shm files beside it), start the server. PostgreSQL:
@@ -286,6 +299,21 @@ enum WaitlistCommand {
         /// Where to write the copy (a new file).
         file: PathBuf,
     },
+}
+
+/// A date (midnight UTC) or an RFC 3339 time, in ms since the Unix epoch.
+fn parse_date(text: &str) -> Result<i64, String> {
+    let time = if text.len() == 10 {
+        format!("{text}T00:00:00Z")
+    } else {
+        text.to_owned()
+    };
+    let at = humantime::parse_rfc3339_weak(&time)
+        .map_err(|_| format!("`{text}` is not a date like 2028-11-25 or 2028-11-25T12:00:00Z"))?;
+    at.duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .ok_or_else(|| format!("`{text}` is before 1970"))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -406,6 +434,7 @@ async fn serve(
             }
             None => println!("no --smtp: addresses are stored unconfirmed, and no email is sent"),
         }
+        lathe_site::retention::spawn(opened.clone());
         site = site.with_waitlist(waitlist);
         store = Some((opened, location));
     }
@@ -505,6 +534,22 @@ async fn waitlist(location: &Location, command: WaitlistCommand) -> Result<(), S
             } else {
                 Err(format!("no entry for {email}"))
             }
+        }
+        WaitlistCommand::Purge { as_of, dry_run } => {
+            let purged = store
+                .purge(as_of.unwrap_or_else(lathe_site::now_ms), dry_run)
+                .await
+                .map_err(failed)?;
+            for (email, by) in &purged.entries {
+                println!("{email}\t{}", by.as_str());
+            }
+            let (unconfirmed, retention) = lathe_site::retention::counts(&purged);
+            let verb = if dry_run { "would purge" } else { "purged" };
+            eprintln!(
+                "{verb} {unconfirmed} never confirmed, {retention} inactive, {} finished emails",
+                purged.emails
+            );
+            Ok(())
         }
         WaitlistCommand::Count => {
             println!("{}", store.count().await.map_err(failed)?);

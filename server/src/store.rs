@@ -555,22 +555,127 @@ impl Store {
     /// # Errors
     /// The database failing.
     pub async fn erase(&self, email: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
-        let key = email_key(email);
+        self.erase_key(&email_key(email), by, now).await
+    }
+
+    async fn erase_key(&self, key: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         let done = sqlx::query("DELETE FROM waitlist WHERE email_key = $1")
-            .bind(&key)
+            .bind(key)
             .execute(&mut *tx)
             .await?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }
         sqlx::query("DELETE FROM outbox WHERE email_key = $1")
-            .bind(&key)
+            .bind(key)
             .execute(&mut *tx)
             .await?;
         record_erasures(&mut tx, by, 1, now).await?;
         tx.commit().await?;
         Ok(true)
+    }
+
+    /// The entry whose id is `id`, while it holds `manage_nonce` (the manage link's).
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn find_managed(
+        &self,
+        id: &str,
+        manage_nonce: &str,
+    ) -> Result<Option<Entry>, sqlx::Error> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM waitlist WHERE id = $1 AND manage_nonce = $2"
+        ))
+        .bind(id)
+        .bind(manage_nonce)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(entry).transpose()
+    }
+
+    /// Erases, for its owner, the entry whose id is `id` while it holds `manage_nonce`,
+    /// as [`Store::erase`] does; false if there is none.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn erase_managed(
+        &self,
+        id: &str,
+        manage_nonce: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let key: Option<String> = sqlx::query_scalar(
+            "SELECT email_key FROM waitlist WHERE id = $1 AND manage_nonce = $2",
+        )
+        .bind(id)
+        .bind(manage_nonce)
+        .fetch_optional(&self.pool)
+        .await?;
+        match key {
+            Some(key) => self.erase_key(&key, ErasedBy::Visitor, now).await,
+            None => Ok(false),
+        }
+    }
+
+    /// Deletes what the privacy notice says is kept no longer at `now` (time is an
+    /// input, so a test or `waitlist purge --as-of` moves the clock): addresses never
+    /// confirmed within [`PENDING_DAYS`](lathe_core::retention::PENDING_DAYS) of signing
+    /// up, entries without an interaction for
+    /// [`INACTIVE_YEARS`](lathe_core::retention::INACTIVE_YEARS), the emails queued to
+    /// them, and sent or failed emails older than a day (kept that long only to count
+    /// the day's emails to an address). Each deletion of an entry is recorded as an
+    /// erasure. With `dry_run`, the same statements run and are rolled back: what would
+    /// go is what goes.
+    ///
+    /// # Errors
+    /// The database failing; nothing was deleted.
+    pub async fn purge(&self, now: i64, dry_run: bool) -> Result<Purged, sqlx::Error> {
+        use lathe_core::retention::{inactive_cutoff, pending_cutoff};
+        let mut tx = self.pool.begin().await?;
+        let mut purged = Purged::default();
+        for (by, condition, cutoff) in [
+            (
+                ErasedBy::Unconfirmed,
+                "status = 'pending' AND created_at <= $1",
+                pending_cutoff(now),
+            ),
+            (
+                ErasedBy::Retention,
+                "last_interaction_at <= $1",
+                inactive_cutoff(now),
+            ),
+        ] {
+            sqlx::query(&format!(
+                "DELETE FROM outbox WHERE email_key IN (SELECT email_key FROM waitlist WHERE {condition})"
+            ))
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await?;
+            // fetch_all steps the statement to its end, so its errors are seen.
+            let emails: Vec<String> = sqlx::query_scalar(&format!(
+                "DELETE FROM waitlist WHERE {condition} RETURNING email"
+            ))
+            .bind(cutoff)
+            .fetch_all(&mut *tx)
+            .await?;
+            record_erasures(&mut tx, by, emails.len() as u64, now).await?;
+            purged
+                .entries
+                .extend(emails.into_iter().map(|email| (email, by)));
+        }
+        purged.emails = sqlx::query("DELETE FROM outbox WHERE COALESCE(sent_at, failed_at) <= $1")
+            .bind(now - DAY_MS)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if dry_run {
+            tx.rollback().await?;
+        } else {
+            tx.commit().await?;
+        }
+        Ok(purged)
     }
 
     /// The erasures recorded: when, and by whom, oldest first.
@@ -658,6 +763,15 @@ pub(crate) async fn queue(
     .execute(&mut **tx)
     .await?;
     Ok(Some(kind))
+}
+
+/// What [`Store::purge`] deleted (or, in a dry run, would delete).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// The entries' addresses, and why each went.
+    pub entries: Vec<(String, ErasedBy)>,
+    /// How many finished emails (sent or failed over a day ago) went.
+    pub emails: u64,
 }
 
 /// Who erased an entry, as the erasures table records it.

@@ -491,3 +491,258 @@ fn two_instances_on_one_postgresql_send_one_email_per_sign_up() {
     expected.sort();
     assert_eq!(to, expected);
 }
+
+/// The owner's `lathe-site waitlist ARGS`: (success, standard output, standard error).
+fn owner(database: &Location, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["waitlist", "--database", &database.display()])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn manages_and_erases(database: &Location) {
+    let smtp = Smtp::start();
+    let server = confirming(database, &smtp);
+    let address = server.address;
+    post(address, &sign_up("cleo@example.com"));
+    post(address, &sign_up("dan@example.com"));
+    let emails = emails(&smtp, 2);
+    let cleo = emails.iter().find(|e| e.to == "cleo@example.com").unwrap();
+    let manage = cleo.token("manage").unwrap();
+
+    // What is stored, as the owner's export has it.
+    let shown = post_token(address, "/api/waitlist/manage", &manage);
+    assert_eq!(shown.status, 200);
+    let shown = common::json(&shown);
+    assert_eq!(shown["status"], "found");
+    let exported = export(database);
+    let stored = exported
+        .iter()
+        .find(|e| e["email"] == "cleo@example.com")
+        .unwrap();
+    assert_eq!(&shown["entry"], stored);
+    assert_eq!(shown["entry"]["name"], "Ada Lovelace");
+    assert_eq!(shown["entry"]["status"], "pending");
+
+    // Only a manage link of ours opens it: not the confirmation link, not another key's.
+    let confirm = cleo.token("confirm").unwrap();
+    let key = Key::new(KEY).unwrap();
+    let claims = key.verify(&manage, Purpose::Manage, 0).unwrap();
+    let other = Key::new("another key, also more than 32 bytes")
+        .unwrap()
+        .sign(&claims);
+    for path in ["/api/waitlist/manage", "/api/waitlist/erase"] {
+        for wrong in [confirm.as_str(), other.as_str(), "junk"] {
+            assert_eq!(
+                status_of(&post_token(address, path, wrong)),
+                (400, "invalid".into()),
+                "{path} {wrong}"
+            );
+        }
+    }
+    assert_eq!(export(database).len(), 2);
+
+    // Erased on the owner's press: the entry and the emails queued to it go; the erasure
+    // is recorded, with nothing about whose it was.
+    assert_eq!(
+        status_of(&post_token(address, "/api/waitlist/erase", &manage)),
+        (200, "erased".into())
+    );
+    let left: Vec<String> = export(database)
+        .iter()
+        .map(|e| e["email"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(left, ["dan@example.com"]);
+    let (ok, shown, _) = owner(database, &["show", "cleo@example.com"]);
+    assert!(!ok, "{shown}");
+    for path in ["/api/waitlist/manage", "/api/waitlist/erase"] {
+        assert_eq!(
+            status_of(&post_token(address, path, &manage)),
+            (404, "unknown".into())
+        );
+    }
+    // The confirmation link of an erased entry confirms nothing.
+    assert_eq!(
+        status_of(&post_token(address, "/api/waitlist/confirm", &confirm)),
+        (404, "unknown".into())
+    );
+}
+
+#[test]
+fn sqlite_a_visitor_sees_downloads_and_erases_their_entry() {
+    let database = sqlite();
+    manages_and_erases(&database);
+    assert_eq!(
+        sqlite3(&database, "SELECT erased_by FROM erasures"),
+        "visitor"
+    );
+    assert_eq!(
+        sqlite3(
+            &database,
+            "SELECT COUNT(*) FROM outbox WHERE email_key = 'cleo@example.com'"
+        ),
+        "0"
+    );
+}
+
+#[test]
+fn postgres_a_visitor_sees_downloads_and_erases_their_entry() {
+    let postgres = Postgres::start();
+    manages_and_erases(&postgres.location);
+}
+
+/// A time, as `--as-of` takes it.
+fn as_of(ms: i64) -> String {
+    let at = std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap());
+    humantime::format_rfc3339_millis(at).to_string()
+}
+
+fn purge(database: &Location, at: i64, dry_run: bool) -> (String, String) {
+    let at = as_of(at);
+    let mut args = vec!["purge", "--as-of", &at];
+    if dry_run {
+        args.push("--dry-run");
+    }
+    let (ok, out, err) = owner(database, &args);
+    assert!(ok, "{err}");
+    (out, err)
+}
+
+const DAY: i64 = 24 * 60 * 60 * 1000;
+
+/// Runs `statement` on `database`, through a connection of its own.
+fn sql(database: &Location, statement: &str) {
+    sqlx::any::install_default_drivers();
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
+        sqlx::query(statement).execute(&pool).await.unwrap();
+        pool.close().await;
+    });
+}
+
+fn purges_what_is_due(database: &Location) {
+    let smtp = Smtp::start();
+    {
+        let server = confirming(database, &smtp);
+        for email in ["kept@example.com", "late@example.com"] {
+            post(server.address, &sign_up(email));
+        }
+        let emails = emails(&smtp, 2);
+        let kept = emails.iter().find(|e| e.to == "kept@example.com").unwrap();
+        assert_eq!(
+            status_of(&post_token(
+                server.address,
+                "/api/waitlist/confirm",
+                &kept.token("confirm").unwrap()
+            ))
+            .0,
+            200
+        );
+    }
+    {
+        // One more, stored by a server that sends no email.
+        let server = Server::start(Some(database), &[]);
+        post(server.address, &sign_up("quiet@example.com"));
+    }
+    // A known clock: signed up at T, the confirmed one's last interaction at T + 1 day.
+    let t = 1_795_000_000_000_i64;
+    sql(
+        database,
+        &format!("UPDATE waitlist SET created_at = {t}, last_interaction_at = {t}"),
+    );
+    sql(
+        database,
+        &format!(
+            "UPDATE waitlist SET last_interaction_at = {} WHERE email_key = 'kept@example.com'",
+            t + DAY
+        ),
+    );
+    let all = || {
+        let mut emails: Vec<String> = export(database)
+            .iter()
+            .map(|e| e["email"].as_str().unwrap().to_owned())
+            .collect();
+        emails.sort();
+        emails
+    };
+
+    // 7 days less a millisecond: nothing is due.
+    assert_eq!(purge(database, t + 7 * DAY - 1, false).0, "");
+    assert_eq!(all().len(), 3);
+    // 7 days: the address nobody confirmed; a dry run shows it and deletes nothing.
+    let (out, err) = purge(database, t + 7 * DAY, true);
+    assert_eq!(out, "late@example.com\tunconfirmed\n");
+    assert!(
+        err.contains("would purge 1 never confirmed, 0 inactive"),
+        "{err}"
+    );
+    assert_eq!(all().len(), 3);
+    let (out, _) = purge(database, t + 7 * DAY, false);
+    assert_eq!(out, "late@example.com\tunconfirmed\n");
+    assert_eq!(all(), ["kept@example.com", "quiet@example.com"]);
+
+    // 2 years after the last interaction (the rule counts 732 days): the unconfirmed
+    // entry first, the confirmed one a day later.
+    assert_eq!(purge(database, t + 732 * DAY - 1, false).0, "");
+    assert_eq!(
+        purge(database, t + 732 * DAY, false).0,
+        "quiet@example.com\tretention\n"
+    );
+    assert_eq!(purge(database, t + 733 * DAY - 1, false).0, "");
+    assert_eq!(
+        purge(database, t + 733 * DAY, false).0,
+        "kept@example.com\tretention\n"
+    );
+    assert!(all().is_empty());
+}
+
+#[test]
+fn sqlite_purge_deletes_exactly_what_is_due_as_the_clock_moves() {
+    let database = sqlite();
+    purges_what_is_due(&database);
+    assert_eq!(
+        sqlite3(
+            &database,
+            "SELECT erased_by, COUNT(*) FROM erasures GROUP BY erased_by ORDER BY erased_by"
+        ),
+        "retention|2\nunconfirmed|1"
+    );
+    // The emails sent (over a day before the last purge) are gone too.
+    assert_eq!(sqlite3(&database, "SELECT COUNT(*) FROM outbox"), "0");
+}
+
+#[test]
+fn postgres_purge_deletes_exactly_what_is_due_as_the_clock_moves() {
+    let postgres = Postgres::start();
+    purges_what_is_due(&postgres.location);
+}
+
+#[test]
+fn the_server_purges_when_it_starts() {
+    let database = sqlite();
+    let smtp = Smtp::start();
+    {
+        let server = confirming(&database, &smtp);
+        post(server.address, &sign_up("stale@example.com"));
+        post(server.address, &sign_up("fresh@example.com"));
+        emails(&smtp, 2);
+    }
+    let eight_days_ago = lathe_site::now_ms() - 8 * DAY;
+    sqlite3(
+        &database,
+        &format!(
+            "UPDATE waitlist SET created_at = {eight_days_ago} WHERE email_key = 'stale@example.com'"
+        ),
+    );
+    let _server = confirming(&database, &smtp);
+    wait_for("the purge at start", Duration::from_secs(10), || {
+        export(&database).len() == 1
+    });
+    assert_eq!(export(&database)[0]["email"], "fresh@example.com");
+}
