@@ -39,10 +39,19 @@ start: build ## Install, build and serve the site on http://localhost:4173 (PORT
 # The site collecting its waitlist for real: the build with WAITLIST_URL=/api/waitlist (in
 # web/dist-waitlist), served with a database. Sign-ups land in DATABASE: a SQLite file
 # (created if missing) or a postgres:// URL. `lathe-site waitlist --help` for the owner's tools.
+# SMTP=smtp://HOST:PORT also confirms addresses by email (double opt-in), sent from
+# MAIL_FROM, with links to this local server, signed by a key made once in .tools/.
 DATABASE ?= waitlist.db
+SMTP ?=
+MAIL_FROM ?= Lathe <waitlist@localhost>
 WAITLIST_DIST := web/dist-waitlist
-collect: $(WAITLIST_DIST)/index.html ## Like start, but the form's sign-ups are stored in DATABASE (waitlist.db unless set)
-	$(SERVER) serve --dist $(WAITLIST_DIST) --port $(PORT) --database $(DATABASE)
+TOKEN_KEY := .tools/token.key
+collect: $(WAITLIST_DIST)/index.html $(if $(SMTP),$(TOKEN_KEY)) ## Like start, but the form's sign-ups are stored in DATABASE (waitlist.db unless set); SMTP=smtp://HOST:PORT confirms addresses by email
+	$(if $(SMTP),LATHE_TOKEN_KEY_FILE=$(TOKEN_KEY)) $(SERVER) serve --dist $(WAITLIST_DIST) --port $(PORT) --database $(DATABASE) \
+	  $(if $(SMTP),--smtp "$(SMTP)" --mail-from "$(MAIL_FROM)" --site-url http://localhost:$(PORT))
+
+$(TOKEN_KEY):
+	mkdir -p .tools && umask 077 && head -c 32 /dev/urandom | base64 > $@
 
 dev: pkg ## The Vite dev server with hot reload; a change under core/ rebuilds the wasm and reloads
 	npm run dev -w web

@@ -194,6 +194,9 @@ test("a privacy notice beneath the button says who keeps what, how long, and lin
   const notice = page.locator(".form-privacy");
   await expect(notice).toContainText("Lathe Holdings Ltd keeps what you send here");
   await expect(notice).toContainText("for 2 years after our last contact");
+  await expect(notice).toContainText(
+    "We email you a link to confirm your address, and delete it if it is not confirmed within 7 days.",
+  );
   await notice.getByRole("link", { name: "GDPR Compliance Policy" }).click();
   await expect(page).toHaveURL("/gdpr");
 });

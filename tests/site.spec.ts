@@ -261,6 +261,12 @@ test.describe("the legal pages", () => {
       "Contact form data: 2 years after your last interaction",
       "Email communications: 2 years after the last email",
       "Analytics data: 1 year",
+      // What the waitlist's server does, by the core's periods.
+      "we email you a link to confirm your address; it works for 48 hours",
+      "An address not confirmed within 7 days is deleted",
+      "our server deletes each entry 2 years after it, automatically, every day",
+      "never more than 3 emails to one address in a day",
+      "see what we keep about you, download it as a file (JSON), and erase it",
       "Access",
       "Rectification",
       "Erasure",

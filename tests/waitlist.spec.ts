@@ -4,113 +4,13 @@
 // `lathe-site waitlist export`. Network failures are real where they can be (a server
 // stopped, or frozen with SIGSTOP); a 500 and a server's field errors are answered by
 // Playwright, as this server never gives them for what the form sends.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import AxeBuilder from "@axe-core/playwright";
-import { type Page, test as base, expect } from "@playwright/test";
+import { type Page, expect } from "@playwright/test";
 import { coreReady, form, watch } from "./helpers";
+import { type Server, test } from "./waitlistServer";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const binary = join(root, "target/release/lathe-site");
-const dist = join(root, "web/dist-waitlist");
 /** The privacy notice's version, as web/src/content/form.ts gives it. */
-const privacyVersion = "2026-11-22";
-
-interface Entry {
-  email: string;
-  name: string;
-  company: string;
-  role: string;
-  interest: string;
-  message: string;
-  privacy_notice: string;
-  created_at: string;
-}
-
-interface Server {
-  readonly url: string;
-  /** Stops the server (SIGTERM) and waits for it to exit. */
-  stop(): Promise<void>;
-  /** Starts it again, on the same port and database. */
-  start(): Promise<void>;
-  /** Freezes (SIGSTOP) or thaws (SIGCONT) the process: a server that does not answer. */
-  freeze(): void;
-  thaw(): void;
-  /** Everything stored, as the owner exports it. */
-  entries(): Promise<Entry[]>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => {
-        resolve(typeof address === "object" && address ? address.port : 0);
-      });
-    });
-  });
-}
-
-/** Spawns the server and waits for its "serving" line. */
-async function launch(args: string[]): Promise<ChildProcess> {
-  const child = spawn(binary, ["serve", ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    let said = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      said += chunk.toString();
-      if (said.includes("collecting sign-ups")) resolve();
-    });
-    child.once("exit", (code) => {
-      reject(new Error(`lathe-site exited (${String(code)}) before serving: ${said}`));
-    });
-  });
-  return child;
-}
-
-const test = base.extend<{ serverOptions: string[]; server: Server }>({
-  serverOptions: [[], { option: true }],
-  server: async ({ serverOptions }, use) => {
-    const folder = mkdtempSync(join(tmpdir(), "lathe-waitlist-"));
-    const database = join(folder, "waitlist.db");
-    const port = await freePort();
-    const args = [
-      ...["--dist", dist, "--port", String(port), "--database", database],
-      ...serverOptions,
-    ];
-    let child = await launch(args);
-    const stop = async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGCONT");
-      child.kill("SIGTERM");
-      await exited;
-    };
-    await use({
-      url: `http://127.0.0.1:${String(port)}`,
-      stop,
-      start: async () => {
-        child = await launch(args);
-      },
-      freeze: () => child.kill("SIGSTOP"),
-      thaw: () => child.kill("SIGCONT"),
-      entries: async () => {
-        const { stdout } = await promisify(execFile)(binary, [
-          ...["waitlist", "--database", database, "export", "--format", "json", "--status", "all"],
-        ]);
-        return JSON.parse(stdout) as Entry[];
-      },
-    });
-    await stop();
-    rmSync(folder, { recursive: true, force: true });
-  },
-});
+const privacyVersion = "2026-11-24";
 
 /** Opens the contact page on `server` with a fake clock (which only runFor moves). */
 async function open(page: Page, server: Server) {

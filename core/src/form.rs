@@ -138,6 +138,10 @@ pub struct FormConstants {
     pub submit_delay_ms: u32,
     /// How long the thank-you panel stays, in ms.
     pub thank_you_ms: u32,
+    /// How long a request to the server may take before it counts as failed, in ms
+    /// ([`DELIVERY_TIMEOUT_MS`]): the form's sends, and the requests of the pages its
+    /// emails link to.
+    pub delivery_timeout_ms: u32,
     /// Rows of the message text area.
     pub message_rows: u32,
     /// The field table, in the order the form shows the fields.
@@ -158,6 +162,7 @@ impl FormConstants {
         Self {
             submit_delay_ms: SUBMIT_DELAY_MS,
             thank_you_ms: THANK_YOU_MS,
+            delivery_timeout_ms: DELIVERY_TIMEOUT_MS,
             message_rows: MESSAGE_ROWS,
             fields: Field::ALL.map(Field::spec),
             interests: Interest::ALL,
@@ -568,7 +573,7 @@ mod tests {
         assert_eq!(state.wake_at, Some(2010.0));
         assert_eq!(
             serde_json::to_string(&constants).unwrap(),
-            r#"{"submitDelayMs":2000,"thankYouMs":5000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null,"notice":null}}"#
+            r#"{"submitDelayMs":2000,"thankYouMs":5000,"deliveryTimeoutMs":10000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null,"notice":null}}"#
         );
         let json = serde_json::to_value(&state).unwrap();
         assert_eq!(json["wakeAt"], 2010.0);

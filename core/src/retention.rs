@@ -13,6 +13,9 @@ pub const PENDING_DAYS: u32 = 7;
 /// How long an entry is kept after its last interaction (sign-up, confirmation, email
 /// sent), in years.
 pub const INACTIVE_YEARS: u32 = 2;
+/// At most this many emails go to one address in a day (24 hours), whoever asks for
+/// them: the form is never a tool to fill someone's inbox.
+pub const MAILS_PER_DAY: u32 = 3;
 
 const HOUR_MS: i64 = 60 * 60 * 1000;
 const DAY_MS: i64 = 24 * HOUR_MS;
@@ -60,6 +63,8 @@ pub struct RetentionConstants {
     pub pending_days: u32,
     /// [`INACTIVE_YEARS`].
     pub inactive_years: u32,
+    /// [`MAILS_PER_DAY`].
+    pub mails_per_day: u32,
 }
 
 impl RetentionConstants {
@@ -69,6 +74,7 @@ impl RetentionConstants {
             confirm_link_hours: CONFIRM_LINK_HOURS,
             pending_days: PENDING_DAYS,
             inactive_years: INACTIVE_YEARS,
+            mails_per_day: MAILS_PER_DAY,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! Every email is plain text, in the sender's name (`--mail-from "Lathe <hello@…>"`),
 //! and carries the link to manage the entry (see, download, erase).
 
+use lathe_core::retention::{CONFIRM_LINK_HOURS, PENDING_DAYS};
 use lettre::message::{Mailbox, header::ContentType};
 use lettre::transport::smtp::AsyncSmtpTransport;
 use lettre::{AsyncTransport, Message, Tokio1Executor};
@@ -52,7 +53,8 @@ pub struct Letter {
     pub body: String,
 }
 
-/// What `kind` says, from `product` (the sender's name), with its `links`.
+/// What `kind` says (the periods are the core's, which the pages state and the server
+/// enforces), from `product` (the sender's name), with its `links`.
 pub fn letter(kind: Kind, product: &str, links: &Links) -> Letter {
     let manage = format!(
         "To see what we keep about you, download it, or erase it, open:\n{}\n",
@@ -64,9 +66,10 @@ pub fn letter(kind: Kind, product: &str, links: &Links) -> Letter {
             body: format!(
                 "Hello,\n\n\
                  Someone, we hope you, asked to join the {product} waitlist with this address. \
-                 To confirm it, open this link and press Confirm (it works for 48 hours):\n{}\n\n\
-                 If it was not you, do nothing: an address that is not confirmed within 7 days \
-                 is deleted.\n\n{manage}",
+                 To confirm it, open this link and press \"Confirm my address\" (the link \
+                 works for {CONFIRM_LINK_HOURS} hours):\n{}\n\n\
+                 If it was not you, do nothing: an address that is not confirmed within \
+                 {PENDING_DAYS} days is deleted.\n\n{manage}",
                 links.confirm.as_deref().unwrap_or_default()
             ),
         },

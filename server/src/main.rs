@@ -159,7 +159,8 @@ struct MailArgs {
     #[arg(long, env = "LATHE_SITE_URL", value_name = "URL")]
     site_url: Option<String>,
     /// A file holding the key the links are signed with (32 bytes or more; every instance
-    /// needs the same: `openssl rand -base64 32`). Or the key itself in `LATHE_TOKEN_KEY`.
+    /// needs the same: `openssl rand -base64 32`). Or the key itself in `LATHE_TOKEN_KEY`,
+    /// or systemd's credential `token.key` (`LoadCredential=token.key:FILE`).
     #[arg(long, env = "LATHE_TOKEN_KEY_FILE", value_name = "FILE")]
     token_key_file: Option<PathBuf>,
 }
@@ -179,13 +180,21 @@ impl MailArgs {
         };
         let from = self.mail_from.as_deref().unwrap_or_default();
         let mailer = Mailer::new(smtp, from, credentials)?;
-        let key_text = match (&self.token_key_file, std::env::var("LATHE_TOKEN_KEY")) {
+        // Where systemd puts a unit's credentials (LoadCredential=token.key:FILE): a file
+        // only root may read, handed to a service that runs as a user of its own.
+        let credential = std::env::var_os("CREDENTIALS_DIRECTORY")
+            .map(|dir| PathBuf::from(dir).join("token.key"))
+            .filter(|file| file.exists());
+        let key_text = match (
+            self.token_key_file.as_ref().or(credential.as_ref()),
+            std::env::var("LATHE_TOKEN_KEY"),
+        ) {
             (Some(file), _) => std::fs::read_to_string(file)
-                .map_err(|e| format!("cannot read --token-key-file {}: {e}", file.display()))?,
+                .map_err(|e| format!("cannot read the token key {}: {e}", file.display()))?,
             (None, Ok(text)) => text,
             (None, Err(_)) => {
                 return Err(
-                    "--smtp needs the key its links are signed with: --token-key-file FILE or LATHE_TOKEN_KEY"
+                    "--smtp needs the key its links are signed with: --token-key-file FILE, LATHE_TOKEN_KEY, or systemd's credential token.key"
                         .into(),
                 );
             }

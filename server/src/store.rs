@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt};
+use lathe_core::retention::MAILS_PER_DAY;
 use lathe_core::validation::{FormValues, Interest, email_key, normalize_email};
 use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
@@ -730,9 +731,6 @@ impl Store {
     }
 }
 
-/// At most this many emails go to one address in a day, whoever asks for them: the form
-/// is never a tool to fill someone's inbox.
-pub const MAILS_PER_DAY: i64 = 3;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// Queues a `kind` email to the entry `key` at `now`, unless [`MAILS_PER_DAY`] were
@@ -749,7 +747,7 @@ pub(crate) async fn queue(
             .bind(now - DAY_MS)
             .fetch_one(&mut **tx)
             .await?;
-    if recent >= MAILS_PER_DAY {
+    if recent >= i64::from(MAILS_PER_DAY) {
         return Ok(None);
     }
     sqlx::query(

@@ -746,3 +746,57 @@ fn the_server_purges_when_it_starts() {
     });
     assert_eq!(export(&database)[0]["email"], "fresh@example.com");
 }
+
+#[test]
+fn the_key_comes_from_systemds_credential_and_without_one_smtp_is_refused_clearly() {
+    let database = sqlite();
+    let smtp = Smtp::start();
+    let mail_args = [
+        "--smtp",
+        &smtp.url(),
+        "--mail-from",
+        "Lathe <hello@example.com>",
+        "--site-url",
+        "https://lathe.example.com",
+    ];
+    // No key at all: one clear line, and no server.
+    let out = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["serve", "--database", &database.display(), "--dist"])
+        .arg(common::fixture())
+        .args(mail_args)
+        .env_remove("LATHE_TOKEN_KEY")
+        .env_remove("CREDENTIALS_DIRECTORY")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "--smtp needs the key its links are signed with: --token-key-file FILE, LATHE_TOKEN_KEY, or systemd's credential token.key"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // systemd's LoadCredential: $CREDENTIALS_DIRECTORY/token.key signs the links.
+    let credentials = std::env::temp_dir().join(format!("lathe-credentials-{}", free_port()));
+    std::fs::create_dir_all(&credentials).unwrap();
+    let key = "a credential key, which is over 32 bytes long";
+    std::fs::write(credentials.join("token.key"), format!("{key}\n")).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command
+        .env_remove("LATHE_TOKEN_KEY")
+        .env("CREDENTIALS_DIRECTORY", &credentials);
+    let server = Server::start_with(command, Some(&database), &mail_args);
+    post(server.address, &sign_up("cred@example.com"));
+    let [email] = &emails(&smtp, 1)[..] else {
+        unreachable!()
+    };
+    let token = email.token("confirm").unwrap();
+    assert!(
+        Key::new(key)
+            .unwrap()
+            .verify(&token, Purpose::Confirm, 0)
+            .is_ok()
+    );
+    let _ = std::fs::remove_dir_all(&credentials);
+}

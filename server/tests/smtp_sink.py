@@ -1,5 +1,6 @@
 """A real SMTP server for the tests (aiosmtpd, Debian's python3-aiosmtpd): every message
-it accepts is written whole to DIR as NNNN.eml, in the order they came.
+it accepts is written whole to DIR as NNNN.eml, in the order they came, and its text,
+decoded as a mail client shows it, beside it as NNNN.txt.
 
     python3 smtp_sink.py DIR PORT
 
@@ -7,6 +8,8 @@ It prints "ready" once it listens, and runs until it is killed.
 """
 
 import asyncio
+import email
+import email.policy
 import itertools
 import os
 import sys
@@ -27,6 +30,10 @@ class Sink:
             out.write(b"X-Envelope-To: " + ",".join(envelope.rcpt_tos).encode() + b"\r\n")
             out.write(envelope.original_content)
         os.rename(path + ".part", path)
+        message = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
+        with open(path[: -len(".eml")] + ".txt", "w", encoding="utf-8") as out:
+            out.write(f"To: {message['To']}\nSubject: {message['Subject']}\n\n")
+            out.write(message.get_content())
         return "250 OK"
 
 

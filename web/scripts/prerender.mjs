@@ -60,14 +60,14 @@ const jsonLd = `<script type="application/ld+json">${JSON.stringify(structuredDa
   "\\u003c",
 )}</script>`;
 
-function head({ path, meta }) {
+function head({ path, meta, indexed }) {
   const url = product.siteUrl + (path === "/404" ? "/" : path);
   const image = product.siteUrl + socialCard(path);
   return [
     `<meta http-equiv="Content-Security-Policy" content="${escape(policy)}" />`,
     `<title>${escape(meta.title)}</title>`,
     `<meta name="description" content="${escape(meta.description)}" />`,
-    path === "/404" ? `<meta name="robots" content="noindex" />` : "",
+    indexed ? "" : `<meta name="robots" content="noindex" />`,
     `<link rel="canonical" href="${escape(url)}" />`,
     `<meta property="og:type" content="website" />`,
     `<meta property="og:site_name" content="${escape(product.name)}" />`,

@@ -1,3 +1,4 @@
+import { waitlistEndpoint } from "./config";
 import { type PageMeta, pages } from "./content/site";
 
 /** A page the build writes as complete HTML, and where it writes it in dist/. */
@@ -21,14 +22,24 @@ export const routes = [
 ] as const;
 export type Route = (typeof routes)[number]["path"];
 
-/** The four routes, and the not-found page for static hosts (404.html). */
+/**
+ * The pages the waitlist's emails link to, in builds that collect sign-ups (WAITLIST_URL):
+ * confirming an address, and seeing, downloading or erasing an entry. Not in the header,
+ * the sitemap or search engines.
+ */
+export const linkPages = waitlistEndpoint
+  ? ([
+      { path: "/confirm", meta: pages.confirm },
+      { path: "/manage", meta: pages.manage },
+    ] as const)
+  : [];
+
+const file = (path: string) => (path === "/" ? "index.html" : `${path.slice(1)}/index.html`);
+
+/** The four routes, the email's pages, and the not-found page for static hosts (404.html). */
 export const prerendered: readonly PrerenderedPage[] = [
-  ...routes.map(({ path, meta }) => ({
-    path,
-    file: path === "/" ? "index.html" : `${path.slice(1)}/index.html`,
-    meta,
-    indexed: true,
-  })),
+  ...routes.map(({ path, meta }) => ({ path, file: file(path), meta, indexed: true })),
+  ...linkPages.map(({ path, meta }) => ({ path, file: file(path), meta, indexed: false })),
   { path: "/404", file: "404.html", meta: pages.notFound, indexed: false },
 ];
 

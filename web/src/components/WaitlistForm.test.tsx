@@ -250,7 +250,7 @@ describe("WaitlistForm", () => {
         role: "",
         interest: "general",
         message: "An app for my bakery.",
-        privacyNotice: "2026-11-22",
+        privacyNotice: "2026-11-24",
         website: "",
       });
       await advance(5000);

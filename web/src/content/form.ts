@@ -2,8 +2,10 @@
 // order, which are required or marked, the interests, rows, labels of the submit button,
 // messages and timings) comes from the core: `constants.form` in ../core.
 
-import type { Field, Interest } from "../core";
+import { type Field, type Interest, constants } from "../core";
 import { company } from "./company";
+
+const { pendingDays, inactiveYears } = constants.retention;
 
 /** Each field's label, an optional hint beneath it, and its autofill token. */
 export const fieldText: Record<
@@ -41,12 +43,12 @@ export const formText = {
   /** The honeypot's label: never seen, as the field is off screen and hidden from assistive technology. */
   honeypot: "Leave this field empty",
   /** Beneath the button: who keeps what is sent, why, how long, and the visitor's rights. */
-  privacy: `${company.parent} keeps what you send here to answer you and to invite you to the beta, for 2 years after our last contact, and never sells it. You can see, correct or erase it at any time: {gdpr}.`,
+  privacy: `${company.parent} keeps what you send here to answer you and to invite you to the beta, for ${String(inactiveYears)} years after our last contact, and never sells it. We email you a link to confirm your address, and delete it if it is not confirmed within ${String(pendingDays)} days. Every email from us links to a page where you can see, download or erase what we keep; more in our {gdpr}.`,
   /**
    * The version of the privacy notice above, stored with each sign-up a server collects.
    * Change it whenever the notice's words change.
    */
-  privacyVersion: "2026-11-22",
+  privacyVersion: "2026-11-24",
   thankYouHeading: "Thank you!",
   thankYouBody: "You're on the list. We'll email you when your early-access invitation is ready.",
 } as const;

@@ -1,8 +1,12 @@
 // The GDPR Compliance Policy and the Terms of Service. A paragraph may hold the tokens
 // {email} (the contact address, as a link), {gdpr} and {terms} (links to those pages).
 
+import { constants } from "../core";
 import { company, product } from "./company";
 import { legalTitles } from "./site";
+
+// The periods our server enforces (the core's constants, one each).
+const { confirmLinkHours, pendingDays, inactiveYears, mailsPerDay } = constants.retention;
 
 export type Block = string | { readonly list: readonly string[] };
 
@@ -75,13 +79,15 @@ export const gdpr: LegalDocument = {
         "We keep personal data only as long as we need it:",
         {
           list: [
-            "Contact form data: 2 years after your last interaction with us.",
+            `Contact form data: ${String(inactiveYears)} years after your last interaction with us.`,
             "Email communications: 2 years after the last email between us.",
             "Analytics data: 1 year.",
           ],
         },
         "After these periods we delete the data or make it anonymous.",
-        "If the waitlist form is sent again with an email address already on the waitlist, the entry stays as it was first sent: we keep only the fact that the address was given again, and when. Nothing in the form's answer tells anyone whether an address was already there.",
+        `When you join the waitlist we email you a link to confirm your address; it works for ${String(confirmLinkHours)} hours, and confirms nothing until you press the button on the page it opens. We email only confirmed addresses about the beta. An address not confirmed within ${String(pendingDays)} days is deleted with everything sent with it. Your last interaction is when you signed up, confirmed, or we last emailed you: our server deletes each entry ${String(inactiveYears)} years after it, automatically, every day.`,
+        `If the waitlist form is sent again with an email address already on the waitlist, the entry stays as it was first sent: we keep only the fact that the address was given again, and when. Nothing in the form's answer tells anyone whether an address was already there; instead we email the address itself (a new confirmation link, or word that it is on the list already), and never more than ${String(mailsPerDay)} emails to one address in a day.`,
+        "Every email we send about the waitlist has a link to a page where you can see what we keep about you, download it as a file (JSON), and erase it. When an entry is erased, by you, by us or by the periods above, we record only that an entry was erased, when, and by which of these: nothing about you.",
         "Our server's logs record, for each request, when it came, the page or address asked for, the answer's status and size, how long it took, and the IP address it came from: never what you type into the form. We keep these logs for 30 days at most.",
       ],
     },

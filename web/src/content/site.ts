@@ -36,6 +36,16 @@ export const pages = {
     description: `The terms that apply when you use ${product.name} and this website.`,
     card: "Terms of Service",
   },
+  confirm: {
+    title: `Confirm your address | ${product.name}`,
+    description: `Confirm your place on the ${product.name} waitlist.`,
+    card: headline,
+  },
+  manage: {
+    title: `Your waitlist entry | ${product.name}`,
+    description: `See, download or erase what ${product.name} keeps about you on its waitlist.`,
+    card: headline,
+  },
   notFound: {
     title: `Page not found | ${product.name}`,
     description: `This page does not exist on the ${product.name} website.`,

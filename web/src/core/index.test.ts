@@ -8,10 +8,20 @@ describe("the core facade", () => {
     expect(a).toBe(b);
   });
 
+  it("has the retention periods the privacy notice states and the server enforces", () => {
+    expect(constants.retention).toEqual({
+      confirmLinkHours: 48,
+      pendingDays: 7,
+      inactiveYears: 2,
+      mailsPerDay: 3,
+    });
+  });
+
   it("has the spec's form constants and field table before any wasm loads", async () => {
     const { form } = constants;
     expect(form.submitDelayMs).toBe(2000);
     expect(form.thankYouMs).toBe(5000);
+    expect(form.deliveryTimeoutMs).toBe(10_000);
     expect(form.messageRows).toBe(4);
     expect(form.interests).toEqual(["general", "enterprise", "developer", "partnership", "press"]);
     expect(form.submitLabel).toBe("Request Early Access");

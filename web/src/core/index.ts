@@ -10,6 +10,7 @@ import type {
   FormConstants,
   FormState,
   FormUpdate,
+  RetentionConstants,
   SubmitOutcome,
   Variant,
 } from "lathe-core/bundler";
@@ -31,6 +32,7 @@ export type {
   Interest,
   Notice,
   Phase,
+  RetentionConstants,
   ShapeKind,
   SubmitOutcome,
   Variant,
@@ -40,6 +42,7 @@ export type {
 export const constants = constantsJson as {
   readonly form: FormConstants;
   readonly background: BackgroundConstants;
+  readonly retention: RetentionConstants;
 };
 
 /** A call into the core that failed: a programmer error, never a visitor's. */

@@ -1,0 +1,222 @@
+// The waitlist's server for the browser tests: the build with WAITLIST_URL=/api/waitlist
+// (web/dist-waitlist) served by `lathe-site serve --database`, each test with a server and
+// a SQLite file of its own, and, for tests that set `confirming`, a real SMTP server
+// (aiosmtpd, server/tests/smtp_sink.py) that the server sends its emails to. What was
+// stored is read back with the owner's own tool, `lathe-site waitlist export`.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { test as base, expect } from "@playwright/test";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const binary = join(root, "target/release/lathe-site");
+const dist = join(root, "web/dist-waitlist");
+/** The key the server signs its links with, in these tests. */
+const tokenKey = "a key for the browser tests, over 32 bytes";
+
+export interface Entry {
+  email: string;
+  name: string;
+  company: string;
+  role: string;
+  interest: string;
+  message: string;
+  privacy_notice: string;
+  created_at: string;
+  status: "confirmed" | "pending" | "unconfirmed";
+  confirmed_at: string | null;
+}
+
+/** An email as the SMTP server received it, its body decoded as a mail client shows it. */
+export interface Email {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** The SMTP server the waitlist's server sends to (tests that set `confirming`). */
+export interface Mailbox {
+  readonly port: number;
+  /** Waits for the `n`th email, and returns every one so far, in the order they came. */
+  emails(n: number): Promise<Email[]>;
+}
+
+export interface Server {
+  readonly url: string;
+  /** Stops the server (SIGTERM) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again, on the same port and database. */
+  start(): Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the process: a server that does not answer. */
+  freeze(): void;
+  thaw(): void;
+  /** Everything stored, as the owner exports it. */
+  entries(): Promise<Entry[]>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => {
+        resolve(typeof address === "object" && address ? address.port : 0);
+      });
+    });
+  });
+}
+
+/** The text of a quoted-printable body (RFC 2045 §6.7): soft breaks joined, =XX decoded. */
+function quotedPrintable(body: string): string {
+  return decodeURIComponent(
+    body
+      .replace(/=\r?\n/g, "")
+      .replace(/%/g, "%25")
+      .replace(/=([0-9A-F]{2})/g, "%$1"),
+  );
+}
+
+function parseEmail(raw: string): Email {
+  const [head = "", body = ""] = raw.split(/\r\n\r\n(.*)/s);
+  const header = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(head)?.[1]?.trim() ?? "";
+  return {
+    to: header("X-Envelope-To"),
+    subject: header("Subject"),
+    text: quotedPrintable(body).replace(/\r\n/g, "\n"),
+  };
+}
+
+/** The link to `page` (`confirm` or `manage`) in an email, on the server at `url`. */
+export function linkIn(email: Email, url: string, page: "confirm" | "manage"): string {
+  const link = new RegExp(`https?://[^/\\s]+/${page}#\\S+`).exec(email.text)?.[0];
+  if (!link) throw new Error(`no ${page} link in: ${email.text}`);
+  expect(link.startsWith(`${url}/${page}#`)).toBe(true);
+  return link;
+}
+
+/** Starts the SMTP server on a free port, writing what it accepts into `folder`. */
+async function startMailbox(folder: string): Promise<[Mailbox, ChildProcess]> {
+  const port = await freePort();
+  // Debian's python3-aiosmtpd is for Debian's Python.
+  const child = spawn(
+    "/usr/bin/python3",
+    [join(root, "server/tests/smtp_sink.py"), folder, String(port)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => {
+      resolve();
+    });
+    child.once("exit", (code) => {
+      reject(new Error(`the SMTP server exited (${String(code)}): is python3-aiosmtpd installed?`));
+    });
+  });
+  const read = () =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith(".eml"))
+      .sort()
+      .map((name) => parseEmail(readFileSync(join(folder, name), "latin1")));
+  return [
+    {
+      port,
+      emails: async (n) => {
+        await expect.poll(() => read().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(n);
+        return read();
+      },
+    },
+    child,
+  ];
+}
+
+/** Spawns the server and waits for its "serving" line. */
+async function launch(args: string[]): Promise<ChildProcess> {
+  const child = spawn(binary, ["serve", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, LATHE_TOKEN_KEY: tokenKey },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let said = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes("collecting sign-ups")) resolve();
+    });
+    child.once("exit", (code) => {
+      reject(new Error(`lathe-site exited (${String(code)}) before serving: ${said}`));
+    });
+  });
+  return child;
+}
+
+export const test = base.extend<{
+  serverOptions: string[];
+  /** Whether the server confirms addresses by email (--smtp), to `mailbox`. */
+  confirming: boolean;
+  mailbox: Mailbox;
+  server: Server;
+}>({
+  serverOptions: [[], { option: true }],
+  confirming: [false, { option: true }],
+  mailbox: async ({ confirming }, use) => {
+    if (!confirming) {
+      await use({
+        port: 0,
+        emails: () => Promise.reject(new Error("no mailbox: set `confirming` for this test")),
+      });
+      return;
+    }
+    const folder = mkdtempSync(join(tmpdir(), "lathe-mail-"));
+    const [mailbox, child] = await startMailbox(folder);
+    await use(mailbox);
+    child.kill();
+    rmSync(folder, { recursive: true, force: true });
+  },
+  server: async ({ serverOptions, confirming, mailbox }, use) => {
+    const folder = mkdtempSync(join(tmpdir(), "lathe-waitlist-"));
+    const database = join(folder, "waitlist.db");
+    const port = await freePort();
+    const url = `http://127.0.0.1:${String(port)}`;
+    const mail = confirming
+      ? [
+          ...["--smtp", `smtp://127.0.0.1:${String(mailbox.port)}`],
+          ...["--mail-from", "Lathe <waitlist@localhost>", "--site-url", url],
+        ]
+      : [];
+    const args = [
+      ...["--dist", dist, "--port", String(port), "--database", database],
+      ...mail,
+      ...serverOptions,
+    ];
+    let child = await launch(args);
+    const stop = async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGCONT");
+      child.kill("SIGTERM");
+      await exited;
+    };
+    await use({
+      url,
+      stop,
+      start: async () => {
+        child = await launch(args);
+      },
+      freeze: () => child.kill("SIGSTOP"),
+      thaw: () => child.kill("SIGCONT"),
+      entries: async () => {
+        const { stdout } = await promisify(execFile)(binary, [
+          ...["waitlist", "--database", database, "export", "--format", "json", "--status", "all"],
+        ]);
+        return JSON.parse(stdout) as Entry[];
+      },
+    });
+    await stop();
+    rmSync(folder, { recursive: true, force: true });
+  },
+});
