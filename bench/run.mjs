@@ -8,7 +8,8 @@
 //   animation frame (step + draw), and the core's cold start (fetch + instantiate).
 // - The form with 1 MB pasted into the message: the input event and a validating submit.
 // - The servers: lathe-site beside nginx (deploy/nginx) under wrk, and lathe-site's memory.
-// - The waitlist: sign-ups stored per second and p99, SQLite and PostgreSQL (signups.mjs).
+// - The waitlist: sign-ups stored per second and p99, SQLite and PostgreSQL (signups.mjs),
+//   and confirmation emails delivered per second through the outbox (confirmations.mjs).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -21,6 +22,7 @@ import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
 import { benchPainter } from "./painter.mjs";
 import { benchSignUps } from "./signups.mjs";
+import { benchConfirmations } from "./confirmations.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -56,6 +58,7 @@ results.form = await benchForm(browser);
 await browser.close();
 results.servers = await benchServers();
 results.signUps = await benchSignUps({ root, dist, waitFor });
+results.confirmations = await benchConfirmations({ root, dist, waitFor });
 
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
@@ -272,7 +275,16 @@ async function benchServers() {
   return servers;
 }
 
-function report({ lighthouse: lh, sizes, background: bg, painter, form, servers, signUps }) {
+function report({
+  lighthouse: lh,
+  sizes,
+  background: bg,
+  painter,
+  form,
+  servers,
+  signUps,
+  confirmations,
+}) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
     "Lighthouse 12.8 (targets: 100 everywhere, CLS 0, TBT 0 ms; mobile, every route: FCP <= 800 ms, LCP <= 1000 ms)",
@@ -322,6 +334,13 @@ function report({ lighthouse: lh, sizes, background: bg, painter, form, servers,
         `${backend}: ${String(rows)} rows for ${String(answered)} answered sign-ups${rows >= answered ? " (the rest were under way when wrk stopped)" : " - SIGN-UPS LOST"}`,
     ),
     `SQLite's write-ahead log at its largest during the run: ${String(signUps.walBytes)} bytes (bound: about 4,200,000; docs/server.md, "Collecting sign-ups")`,
+    "",
+    "Confirmations through the outbox: 400 sign-ups with --smtp, 20 at a time, to aiosmtpd on loopback (no target; each email once)",
+    "database       emails   seconds   emails/s   sign-ups/s posted",
+    ...confirmations.map(
+      (l) =>
+        `${l.backend.padEnd(14)} ${pad(l.emails, 6)} ${pad(l.seconds, 9)} ${pad(l.perSecond, 10)} ${pad(l.postsPerSecond, 12)}${l.emails === 400 ? "" : " - NOT EXACTLY ONCE"}`,
+    ),
   ];
   return lines.join("\n");
 }

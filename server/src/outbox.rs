@@ -16,6 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use lathe_core::retention::confirm_link_expires;
 use sqlx::Row;
 use tokio::sync::Notify;
@@ -33,6 +34,9 @@ pub const MAX_ATTEMPTS: i64 = 30;
 const POLL: Duration = Duration::from_secs(1);
 /// How many emails one claim takes.
 const BATCH: i64 = 16;
+/// How many of a batch's emails are sent at once (each on a connection of the mailer's
+/// pool): one at a time, an SMTP round trip each, holds delivery to a few dozen a second.
+const AT_ONCE: usize = 8;
 
 /// How long to wait before attempt `attempts + 1`, after `attempts` failures: 1 s,
 /// doubling, at most an hour.
@@ -160,8 +164,10 @@ impl Outbox {
     /// The database failing.
     pub async fn deliver_due(&self, now: i64) -> Result<usize, sqlx::Error> {
         let claimed = self.claim(now).await?;
-        for email in &claimed {
-            self.deliver(email).await?;
+        let deliveries: Vec<_> = claimed.iter().map(|email| self.deliver(email)).collect();
+        let mut delivered = futures_util::stream::iter(deliveries).buffer_unordered(AT_ONCE);
+        while let Some(done) = delivered.next().await {
+            done?;
         }
         Ok(claimed.len())
     }

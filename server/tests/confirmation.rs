@@ -800,3 +800,61 @@ fn the_key_comes_from_systemds_credential_and_without_one_smtp_is_refused_clearl
     );
     let _ = std::fs::remove_dir_all(&credentials);
 }
+
+/// The value of the metric line that starts with `series`, from a scrape of `metrics`.
+fn metric(metrics: SocketAddr, series: &str) -> u64 {
+    let reply = common::send_to(
+        metrics,
+        &format!("GET /metrics HTTP/1.1\r\nHost: {metrics}"),
+    );
+    let text = String::from_utf8_lossy(&reply.body).into_owned();
+    text.lines()
+        .find_map(|line| line.strip_prefix(series))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
+    let database = sqlite();
+    let mut smtp = Smtp::down_at_first();
+    let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command.env("LATHE_TOKEN_KEY", KEY);
+    let server = Server::start_with(
+        command,
+        Some(&database),
+        &[
+            "--smtp",
+            &smtp.url(),
+            "--mail-from",
+            "Lathe <hello@example.com>",
+            "--site-url",
+            "https://lathe.example.com",
+            "--metrics-addr",
+            &metrics.to_string(),
+        ],
+    );
+    let series =
+        |outcome: &str| format!("lathe_emails_total{{kind=\"confirm\",outcome=\"{outcome}\"}}");
+    for email in ["one@example.com", "nobody@example.com"] {
+        assert_eq!(post(server.address, &sign_up(email)).status, 201);
+    }
+    assert_eq!(metric(metrics, &series("queued")), 2);
+    // The mail server is down: each is tried, and waits to be tried again.
+    wait_for("two retries", Duration::from_secs(10), || {
+        metric(metrics, &series("retried")) >= 2
+    });
+    assert_eq!(outbox(&database), (2, 0, 0));
+    // Up: one is delivered; the other's mailbox does not exist (550), which is final.
+    smtp.up();
+    wait_for("one sent and one failed", Duration::from_secs(15), || {
+        outbox(&database) == (0, 1, 1)
+    });
+    assert_eq!(metric(metrics, &series("sent")), 1);
+    assert_eq!(metric(metrics, &series("failed")), 1);
+    let [email] = &emails(&smtp, 1)[..] else {
+        unreachable!()
+    };
+    assert_eq!(email.to, "one@example.com");
+}

@@ -1,6 +1,7 @@
 """A real SMTP server for the tests (aiosmtpd, Debian's python3-aiosmtpd): every message
 it accepts is written whole to DIR as NNNN.eml, in the order they came, and its text,
-decoded as a mail client shows it, beside it as NNNN.txt.
+decoded as a mail client shows it, beside it as NNNN.txt. Mail to nobody@... is refused
+for good (550), as a mailbox that does not exist is.
 
     python3 smtp_sink.py DIR PORT
 
@@ -22,6 +23,13 @@ class Sink:
         self.folder = folder
         taken = [int(name.split(".")[0]) for name in os.listdir(folder) if name.endswith(".eml")]
         self.numbers = itertools.count(max(taken, default=0) + 1)
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        # A mailbox that does not exist, for the tests of a refusal for good (5xx).
+        if address.startswith("nobody@"):
+            return "550 5.1.1 No such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
         path = os.path.join(self.folder, f"{next(self.numbers):04}.eml")

@@ -1,0 +1,111 @@
+// make bench, confirmed sign-ups: how many confirmation emails per second the outbox
+// delivers, SQLite and PostgreSQL (a throwaway cluster, durable defaults), to a real SMTP
+// server on loopback (aiosmtpd, server/tests/smtp_sink.py). 400 sign-ups are posted, 20
+// at a time, to `lathe-site serve --smtp`; the clock runs from the first post until the
+// SMTP server holds the 400th email. Every email must arrive exactly once.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const SIGN_UPS = 400;
+const AT_ONCE = 20;
+
+/**
+ * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
+ * @returns {Promise<Array<{ backend: string, emails: number, seconds: number, perSecond: number, postsPerSecond: number }>>}
+ */
+export async function benchConfirmations({ root, dist, waitFor }) {
+  const binary = join(root, "target/release/lathe-site");
+  const folder = mkdtempSync(join(tmpdir(), "lathe-bench-mail-"));
+  const pgDir = `/tmp/lathe-pg-bench-mail-${String(process.pid)}`;
+  const lines = [];
+  try {
+    const postgres = execFileSync(join(root, "scripts/postgres.sh"), ["start", pgDir], {
+      encoding: "utf8",
+    }).trim();
+    for (const [backend, database] of [
+      ["SQLite", join(folder, "waitlist.db")],
+      ["PostgreSQL", postgres],
+    ]) {
+      const mail = mkdtempSync(join(folder, "mail-"));
+      const smtpPort = 4191;
+      const smtp = spawn(
+        "/usr/bin/python3",
+        [join(root, "server/tests/smtp_sink.py"), mail, String(smtpPort)],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      await new Promise((resolve) => smtp.stdout.once("data", resolve));
+      const port = 4183;
+      const origin = `http://127.0.0.1:${String(port)}`;
+      const server = spawn(
+        binary,
+        [
+          ...["serve", "--dist", dist, "--port", String(port), "--database", database],
+          ...["--sign-ups-per-minute", "0", "--smtp", `smtp://127.0.0.1:${String(smtpPort)}`],
+          ...["--mail-from", "Lathe <bench@localhost>", "--site-url", origin],
+        ],
+        {
+          stdio: "ignore",
+          env: { ...process.env, LATHE_TOKEN_KEY: "the bench's key, which is over 32 bytes" },
+        },
+      );
+      try {
+        await waitFor(`${origin}/`);
+        const started = performance.now();
+        await postSignUps(origin, backend);
+        const posted = performance.now();
+        const emails = () => readdirSync(mail).filter((name) => name.endsWith(".eml")).length;
+        while (emails() < SIGN_UPS) {
+          if (performance.now() - started > 120_000) {
+            throw new Error(
+              `${backend}: ${String(emails())} of ${String(SIGN_UPS)} emails in 2 min`,
+            );
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const seconds = (performance.now() - started) / 1000;
+        // Anything sent twice would be here by now: the outbox marks each sent once it went.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        lines.push({
+          backend,
+          emails: emails(),
+          seconds: Number(seconds.toFixed(2)),
+          perSecond: Math.round(SIGN_UPS / seconds),
+          postsPerSecond: Math.round(SIGN_UPS / ((posted - started) / 1000)),
+        });
+      } finally {
+        server.kill();
+        smtp.kill();
+      }
+    }
+  } finally {
+    execFileSync(join(root, "scripts/postgres.sh"), ["stop", pgDir]);
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+/** Posts SIGN_UPS new sign-ups, AT_ONCE at a time; every one must be answered 201. */
+async function postSignUps(origin, run) {
+  let next = 0;
+  const worker = async () => {
+    while (next < SIGN_UPS) {
+      const n = (next += 1);
+      const response = await fetch(`${origin}/api/waitlist`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: origin },
+        body: JSON.stringify({
+          name: "Bench",
+          email: `${run.toLowerCase()}.${String(n)}@example.com`,
+          interest: "developer",
+          message: "Measured.",
+          privacyNotice: "bench",
+        }),
+      });
+      if (response.status !== 201)
+        throw new Error(`sign-up ${String(n)}: ${String(response.status)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: AT_ONCE }, worker));
+}
