@@ -269,7 +269,13 @@ impl Outbox {
             self.mailer.product(),
             &self.links(to, kind, email.created_at),
         );
-        let sent = self.mailer.send(&to.email, &letter).await;
+        // A mail server's refusal often quotes the address ("<ada@…>: Recipient address
+        // rejected"): it is kept and logged without it.
+        let sent = self
+            .mailer
+            .send(&to.email, &letter)
+            .await
+            .map_err(|e| (e.is_transient(), without_addresses(&e.to_string())));
         let now = crate::now_ms();
         match sent {
             Ok(()) => {
@@ -288,13 +294,13 @@ impl Outbox {
                 tracing::info!(kind = kind.as_str(), attempt = email.attempts, "email sent");
                 count(kind.as_str(), "sent");
             }
-            Err(e) if e.is_transient() && email.attempts < MAX_ATTEMPTS => {
+            Err((transient, e)) if transient && email.attempts < MAX_ATTEMPTS => {
                 let wait = backoff_ms(email.attempts);
                 sqlx::query(
                     "UPDATE outbox SET next_attempt_at = $1, last_error = $2 WHERE id = $3",
                 )
                 .bind(now + wait)
-                .bind(e.to_string())
+                .bind(&e)
                 .bind(&email.id)
                 .execute(pool)
                 .await?;
@@ -306,10 +312,10 @@ impl Outbox {
                 );
                 count(kind.as_str(), "retried");
             }
-            Err(e) => {
+            Err((_, e)) => {
                 sqlx::query("UPDATE outbox SET failed_at = $1, last_error = $2 WHERE id = $3")
                     .bind(now)
-                    .bind(e.to_string())
+                    .bind(&e)
                     .bind(&email.id)
                     .execute(pool)
                     .await?;
@@ -325,9 +331,33 @@ impl Outbox {
     }
 }
 
+/// `text` with every word holding an `@` (an address, bracketed or not) as `<address>`.
+fn without_addresses(text: &str) -> String {
+    text.split(' ')
+        .map(|word| {
+            if word.contains('@') {
+                "<address>"
+            } else {
+                word
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_is_kept_without_the_address_it_quotes() {
+        assert_eq!(
+            without_addresses(
+                "permanent error (550): 5.1.1 <ada@example.com>: Recipient address rejected"
+            ),
+            "permanent error (550): 5.1.1 <address> Recipient address rejected"
+        );
+    }
 
     #[test]
     fn backoff_doubles_from_a_second_to_an_hour() {

@@ -857,4 +857,70 @@ fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
         unreachable!()
     };
     assert_eq!(email.to, "one@example.com");
+    // The refusal quoted the address; neither the log nor the outbox keeps it.
+    let logged = server.stderr.lock().unwrap().clone();
+    assert!(logged.contains("email failed"), "{logged}");
+    assert!(logged.contains("Recipient address rejected"), "{logged}");
+    assert!(!logged.contains("nobody@"), "{logged}");
+    assert!(!logged.contains("one@"), "{logged}");
+    assert_eq!(
+        sqlite3(
+            &database,
+            "SELECT COUNT(*) FROM outbox WHERE last_error LIKE '%nobody@%'"
+        ),
+        "0"
+    );
+}
+
+/// What `lathe-site serve ARGS` says on standard output before it collects.
+fn start_lines(database: &Location, args: &[&str]) -> String {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["serve", "--port", &free_port().to_string(), "--dist"])
+        .arg(common::fixture())
+        .args(["--database", &database.display()])
+        .args(args)
+        .env("LATHE_TOKEN_KEY", KEY)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        said.push_str(&line);
+        said.push('\n');
+        if line.starts_with("collecting sign-ups") {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    said
+}
+
+#[test]
+fn the_server_says_at_start_whether_it_confirms_addresses() {
+    let database = sqlite();
+    assert!(
+        start_lines(&database, &[])
+            .contains("no --smtp: addresses are stored unconfirmed, and no email is sent\n")
+    );
+    let smtp = Smtp::start();
+    let said = start_lines(
+        &database,
+        &[
+            "--smtp",
+            &smtp.url(),
+            "--mail-from",
+            "Lathe <hello@example.com>",
+            "--site-url",
+            "https://lathe.example.com",
+        ],
+    );
+    assert!(
+        said.contains("confirming addresses by email (--smtp)\n"),
+        "{said}"
+    );
+    assert!(!said.contains("no --smtp"), "{said}");
 }

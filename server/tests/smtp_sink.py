@@ -27,7 +27,8 @@ class Sink:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         # A mailbox that does not exist, for the tests of a refusal for good (5xx).
         if address.startswith("nobody@"):
-            return "550 5.1.1 No such user"
+            # As Postfix says it, quoting the address.
+            return f"550 5.1.1 <{address}>: Recipient address rejected"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
