@@ -1,7 +1,8 @@
 """A real SMTP server for the tests (aiosmtpd, Debian's python3-aiosmtpd): every message
 it accepts is written whole to DIR as NNNN.eml, in the order they came, and its text,
 decoded as a mail client shows it, beside it as NNNN.txt. Mail to nobody@... is refused
-for good (550), as a mailbox that does not exist is.
+for good (550), as a mailbox that does not exist is; mail to later@... is deferred once
+(451), as greylisting does.
 
     python3 smtp_sink.py DIR PORT
 
@@ -23,12 +24,17 @@ class Sink:
         self.folder = folder
         taken = [int(name.split(".")[0]) for name in os.listdir(folder) if name.endswith(".eml")]
         self.numbers = itertools.count(max(taken, default=0) + 1)
+        self.deferred = set()
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         # A mailbox that does not exist, for the tests of a refusal for good (5xx).
         if address.startswith("nobody@"):
             # As Postfix says it, quoting the address.
             return f"550 5.1.1 <{address}>: Recipient address rejected"
+        # A server too busy for it the first time (a 4xx), as greylisting does.
+        if address.startswith("later@") and address not in self.deferred:
+            self.deferred.add(address)
+            return "451 4.7.1 Greylisted, please try again later"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
