@@ -162,7 +162,7 @@ fn managing(
     token: Result<String, Outcome>,
 ) -> Result<Result<Claims, Outcome>, Refusal> {
     let Some(key) = waitlist.key() else {
-        return Err(Refusal::NotCollecting);
+        return Err(Refusal::NotConfirming);
     };
     Ok(token.and_then(|t| {
         key.verify(&t, Purpose::Manage, crate::now_ms())
@@ -221,7 +221,7 @@ async fn confirm(
     Posted(token): Posted,
 ) -> Result<Outcome, Refusal> {
     let Some(key) = waitlist.key() else {
-        return Err(Refusal::NotCollecting);
+        return Err(Refusal::NotConfirming);
     };
     let now = crate::now_ms();
     let claims =
@@ -263,7 +263,7 @@ async fn resend(
     Posted(token): Posted,
 ) -> Result<Outcome, Refusal> {
     let Some(key) = waitlist.key() else {
-        return Err(Refusal::NotCollecting);
+        return Err(Refusal::NotConfirming);
     };
     let claims = match token.and_then(|t| key.read(&t, Purpose::Confirm).map_err(Outcome::from)) {
         Ok(claims) => claims,

@@ -102,6 +102,9 @@ pub enum Refusal {
     /// The server was started without a database: 503.
     #[error("this server is not collecting sign-ups: start it with --database")]
     NotCollecting,
+    /// A link's request to a server that sends no email (no `--smtp`): 404.
+    #[error("this server does not confirm addresses: start it with --smtp")]
+    NotConfirming,
 }
 
 impl Refusal {
@@ -116,6 +119,7 @@ impl Refusal {
             Refusal::BreaksRules(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Refusal::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             Refusal::NotStored(_) | Refusal::NotCollecting => StatusCode::SERVICE_UNAVAILABLE,
+            Refusal::NotConfirming => StatusCode::NOT_FOUND,
         }
     }
 }
@@ -133,6 +137,7 @@ impl Refusal {
             Refusal::TooMany(_) => "too-many",
             Refusal::NotStored(_) => "not-stored",
             Refusal::NotCollecting => "not-collecting",
+            Refusal::NotConfirming => "not-confirming",
         }
     }
 
@@ -273,11 +278,12 @@ impl Waitlist {
             .allow_headers([header::CONTENT_TYPE])
             .max_age(Duration::from_secs(3600));
         let deadline = RequestBodyDeadlineLayer::new(self.settings.body_timeout);
-        let mut router = Router::new().route(PATH, post(sign_up).with_state(self.clone()));
-        if self.confirming.is_some() {
-            router = router.merge(crate::confirmation::router(self));
-        }
-        router.layer(deadline).layer(cors)
+        // The links' routes are there without --smtp too, to say so in JSON.
+        Router::new()
+            .route(PATH, post(sign_up).with_state(self.clone()))
+            .merge(crate::confirmation::router(self))
+            .layer(deadline)
+            .layer(cors)
     }
 
     /// Takes one sign-up from `client`'s allowance.

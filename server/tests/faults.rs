@@ -558,6 +558,31 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
         sign_up("evil@example.com").as_bytes(),
     );
     assert_eq!(other.status, 403);
+    // The requests of the pages the emails link to reach lathe-site too (which, without
+    // --smtp, says it does not confirm addresses), and nothing else under /api does.
+    for action in ["confirm", "resend", "manage", "erase"] {
+        let body = br#"{"token":"x"}"#;
+        let request = format!(
+            "POST /api/waitlist/{action} HTTP/1.1\r\nHost: {front}\r\nOrigin: http://{front}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let reply = common::send_bytes(front, &[request.as_bytes(), body].concat());
+        assert_eq!(
+            (reply.status, common::error(&reply)),
+            (
+                404,
+                "this server does not confirm addresses: start it with --smtp".into()
+            ),
+            "{action}"
+        );
+    }
+    let elsewhere = common::send_to(front, "POST /api/waitlist/other HTTP/1.1\r\nHost: x");
+    assert_eq!(elsewhere.status, 404, "nginx's own answer: no such file");
+    assert!(
+        !elsewhere.body.starts_with(b"{"),
+        "not passed to lathe-site"
+    );
     // The site itself is still nginx's.
     assert_eq!(
         common::send_to(front, "GET /contact HTTP/1.1\r\nHost: x").status,
