@@ -34,11 +34,8 @@ async function emailTo(mailbox: Mailbox, email: string, n = 1): Promise<Email> {
 
 const status = (page: Page) => page.getByRole("status");
 
-test("sign up, the email arrives, its link opens the page, the press confirms", async ({
-  page,
-  server,
-  mailbox,
-}) => {
+/** The whole way: sign up, the email, its link, the press, the export says confirmed. */
+async function confirmsByThePress(page: Page, server: Server, mailbox: Mailbox) {
   const seen = watch(page, new URL(server.url).host);
   await signUp(page, server, "grace@example.com");
   const email = await emailTo(mailbox, "grace@example.com");
@@ -76,6 +73,26 @@ test("sign up, the email arrives, its link opens the page, the press confirms", 
     "This link has been used already: your address is confirmed, and there is nothing more to do.",
   );
   await expect(page.getByRole("button", { name: "Confirm my address" })).toHaveCount(0);
+}
+
+test("sign up, the email arrives, its link opens the page, the press confirms", async ({
+  page,
+  server,
+  mailbox,
+}) => {
+  await confirmsByThePress(page, server, mailbox);
+});
+
+test.describe("on PostgreSQL", () => {
+  test.use({ backend: "postgres" });
+
+  test("sign up, the email arrives, its link opens the page, the press confirms", async ({
+    page,
+    server,
+    mailbox,
+  }) => {
+    await confirmsByThePress(page, server, mailbox);
+  });
 });
 
 test("an expired link says so and sends a new one, which works", async ({

@@ -158,11 +158,14 @@ export const test = base.extend<{
   serverOptions: string[];
   /** Whether the server confirms addresses by email (--smtp), to `mailbox`. */
   confirming: boolean;
+  /** Where it stores: a SQLite file, or a PostgreSQL cluster of the test's own. */
+  backend: "sqlite" | "postgres";
   mailbox: Mailbox;
   server: Server;
 }>({
   serverOptions: [[], { option: true }],
   confirming: [false, { option: true }],
+  backend: ["sqlite", { option: true }],
   mailbox: async ({ confirming }, use) => {
     if (!confirming) {
       await use({
@@ -177,9 +180,16 @@ export const test = base.extend<{
     child.kill();
     rmSync(folder, { recursive: true, force: true });
   },
-  server: async ({ serverOptions, confirming, mailbox }, use) => {
+  server: async ({ serverOptions, confirming, mailbox, backend }, use) => {
     const folder = mkdtempSync(join(tmpdir(), "lathe-waitlist-"));
-    const database = join(folder, "waitlist.db");
+    // scripts/postgres.sh: a throwaway cluster (under /tmp itself, which the postgres user
+    // reaches when the tests run as root), its URL on standard output.
+    const cluster = `/tmp/lathe-pg-e2e-${String(process.pid)}-${String(await freePort())}`;
+    const postgres = join(root, "scripts/postgres.sh");
+    const database =
+      backend === "postgres"
+        ? (await promisify(execFile)(postgres, ["start", cluster])).stdout.trim()
+        : join(folder, "waitlist.db");
     const port = await freePort();
     const url = `http://127.0.0.1:${String(port)}`;
     const mail = confirming
@@ -217,6 +227,7 @@ export const test = base.extend<{
       },
     });
     await stop();
+    if (backend === "postgres") await promisify(execFile)(postgres, ["stop", cluster]);
     rmSync(folder, { recursive: true, force: true });
   },
 });

@@ -932,3 +932,27 @@ fn the_server_says_at_start_whether_it_confirms_addresses() {
     );
     assert!(!said.contains("no --smtp"), "{said}");
 }
+
+#[test]
+fn a_mail_server_too_slow_to_answer_delays_an_email_which_then_goes_once() {
+    let database = sqlite();
+    let smtp = Smtp::start();
+    let server = confirming(&database, &smtp);
+    assert_eq!(
+        post(server.address, &sign_up("slow@example.com")).status,
+        201
+    );
+    // The first try waits for the mail server's 10 s timeout, then for its backoff.
+    wait_for("a timed-out try", Duration::from_secs(20), || {
+        sqlite3(
+            &database,
+            "SELECT COUNT(*) FROM outbox WHERE attempts = 1 AND last_error IS NOT NULL",
+        ) == "1"
+    });
+    assert!(smtp.messages().is_empty());
+    wait_for("the email sent", Duration::from_secs(20), || {
+        outbox(&database) == (0, 1, 0)
+    });
+    let to: Vec<String> = smtp.messages().iter().map(|m| Email::parse(m).to).collect();
+    assert_eq!(to, ["slow@example.com"]);
+}

@@ -2,7 +2,7 @@
 it accepts is written whole to DIR as NNNN.eml, in the order they came, and its text,
 decoded as a mail client shows it, beside it as NNNN.txt. Mail to nobody@... is refused
 for good (550), as a mailbox that does not exist is; mail to later@... is deferred once
-(451), as greylisting does.
+(451), as greylisting does; mail to slow@... gets no answer for 15 s, once.
 
     python3 smtp_sink.py DIR PORT
 
@@ -31,6 +31,11 @@ class Sink:
         if address.startswith("nobody@"):
             # As Postfix says it, quoting the address.
             return f"550 5.1.1 <{address}>: Recipient address rejected"
+        # A server that does not answer in time, the first time (the client gives up).
+        if address.startswith("slow@") and address not in self.deferred:
+            self.deferred.add(address)
+            await asyncio.sleep(15)
+            return "451 4.4.2 Too late"
         # A server too busy for it the first time (a 4xx), as greylisting does.
         if address.startswith("later@") and address not in self.deferred:
             self.deferred.add(address)
