@@ -4,7 +4,7 @@ import { type Page, expect, test } from "@playwright/test";
 import { product, company } from "../web/src/content/company";
 import { demo } from "../web/src/content/demo";
 import { sentAt, timeline } from "../web/src/demo/timeline";
-import { afterFrames, coreReady, routes } from "./helpers";
+import { afterFrames, coreReady, firstPaintAndRequests, routes } from "./helpers";
 
 test.describe("the header", () => {
   test("on wide screens: the links and the way in to the waitlist, no menu", async ({ page }) => {
@@ -279,14 +279,14 @@ const layoutShift = (page: Page) =>
 
 const family = (page: Page) => page.locator("h1").evaluate((e) => getComputedStyle(e).fontFamily);
 
+/** This browser's copy of the web font (web/src/fontNote.ts): "<font id>,<base64>". */
+const fontCopy = (page: Page) => page.evaluate(() => localStorage.getItem("font"));
+const fontFile = /^\/assets\/geist-latin-wght-normal-[\w-]+\.woff2$/;
+
 test.describe("type", () => {
-  test("a first visit: the matched fallback, Geist fetched after the first paint, nothing shifts", async ({
+  test("a first visit: the matched fallback, Geist fetched after the first paint and kept, nothing shifts", async ({
     page,
   }) => {
-    const fonts: string[] = [];
-    page.on("request", (request) => {
-      if (request.resourceType() === "font") fonts.push(new URL(request.url()).pathname);
-    });
     await page.goto("/");
     expect(await family(page)).toMatch(/^"Geist Fallback", Arial/);
     // The fallback is in the page's own CSS, regular and bold, from fonts on the system.
@@ -294,12 +294,17 @@ test.describe("type", () => {
       [...document.fonts].filter((f) => f.family === "Geist Fallback").map((f) => f.weight),
     );
     expect(fallback).toEqual(["100 549", "550 900"]);
-    // Downloaded from the site itself, once, and noted for later visits.
-    await expect
-      .poll(() => page.evaluate(() => localStorage.getItem("font")))
-      .toMatch(/^geist-latin-/);
+    // Downloaded from the site itself, once, after the first paint, and kept for later pages.
+    await expect.poll(() => fontCopy(page)).toMatch(/^geist-latin-[\w.-]+,[A-Za-z0-9+/]+=*$/);
+    const { paint, requests } = await firstPaintAndRequests(page);
+    const fonts = requests.filter((r) => fontFile.test(r.path));
     expect(fonts).toHaveLength(1);
-    expect(fonts[0]).toMatch(/^\/assets\/geist-latin-wght-normal-[\w-]+\.woff2$/);
+    expect(fonts[0]?.start).toBeGreaterThan(paint);
+    const file = await page.request.get(fonts[0]?.path ?? "");
+    const copy = (await fontCopy(page)) ?? "";
+    expect(Buffer.from(copy.slice(copy.indexOf(",") + 1), "base64").equals(await file.body())).toBe(
+      true,
+    );
     await expect(page.locator("html")).not.toHaveAttribute("data-font");
     expect(await layoutShift(page)).toBe(0);
 
@@ -311,25 +316,55 @@ test.describe("type", () => {
     expect(await page.evaluate(() => document.fonts.check("650 48px Geist"))).toBe(true);
   });
 
-  test("a later visit: Geist from the first paint, and nothing shifts", async ({ page }) => {
+  test("a later visit: Geist from the first paint, from the kept copy, even with the HTTP cache emptied", async ({
+    page,
+  }) => {
     await page.goto("/");
-    await expect.poll(() => page.evaluate(() => localStorage.getItem("font"))).not.toBeNull();
-    await page.goto("/gdpr");
-    await expect(page.locator("html")).toHaveAttribute("data-font", "");
-    expect(await family(page)).toMatch(/^Geist, "Geist Fallback"/);
-    expect(await page.evaluate(() => document.fonts.check("650 48px Geist"))).toBe(true);
-    expect(await layoutShift(page)).toBe(0);
+    await expect.poll(() => fontCopy(page)).not.toBeNull();
+    const session = await page.context().newCDPSession(page);
+    await session.send("Network.clearBrowserCache");
+    for (const route of routes) {
+      await page.goto(route);
+      await expect(page.locator("html")).toHaveAttribute("data-font", "");
+      expect(await family(page)).toMatch(/^Geist, "Geist Fallback"/);
+      // Ready before the first paint: the page never asks the network for it.
+      expect(
+        await page.evaluate(() => [...document.fonts].find((f) => f.family === "Geist")?.status),
+      ).toBe("loaded");
+      const { requests } = await firstPaintAndRequests(page);
+      expect(requests.filter((r) => fontFile.test(r.path))).toEqual([]);
+      expect(await layoutShift(page)).toBe(0);
+    }
   });
 
-  test("a note for another font is not taken for this one", async ({ page }) => {
+  test("a copy of another font is not taken for this one, and a broken copy is dropped", async ({
+    page,
+  }) => {
     await page.goto("/");
-    // Once the app has written its own note, an older font's takes its place.
-    await expect.poll(() => page.evaluate(() => localStorage.getItem("font"))).not.toBeNull();
-    await page.evaluate(() => {
-      localStorage.setItem("font", "geist-latin-0.0.1");
-    });
+    await expect.poll(() => fontCopy(page)).not.toBeNull();
+    const id = ((await fontCopy(page)) ?? "").split(",")[0] ?? "";
+    // An older font's copy: the fallback, and the app fetches this font and keeps it.
+    await page.evaluate(
+      (copy) => {
+        localStorage.setItem("font", copy);
+      },
+      `geist-latin-0.0.1,${Buffer.from("old").toString("base64")}`,
+    );
     await page.reload();
     await expect(page.locator("html")).not.toHaveAttribute("data-font");
+    await expect.poll(() => fontCopy(page)).toMatch(new RegExp(`^${id},`));
+    // This font's id, but bytes that are no font: dropped, and the page reads in the fallback.
+    await page.evaluate(
+      (copy) => {
+        localStorage.setItem("font", copy);
+      },
+      `${id},${Buffer.from("not a font").toString("base64")}`,
+    );
+    await page.reload();
+    await expect.poll(() => fontCopy(page)).toBeNull();
+    expect(
+      await page.evaluate(() => [...document.fonts].find((f) => f.family === "Geist")?.status),
+    ).toBe("error");
   });
 });
 

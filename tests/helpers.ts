@@ -87,3 +87,21 @@ export async function afterFrames(page: Page, count: number) {
     count,
   );
 }
+
+/** When the page's first contentful paint was, and when each file it asked for was asked. */
+export const firstPaintAndRequests = (page: Page) =>
+  page.evaluate(async () => {
+    const paint = await new Promise<number>((resolve) => {
+      new PerformanceObserver((list, observer) => {
+        const entry = list.getEntriesByName("first-contentful-paint")[0];
+        if (entry) {
+          observer.disconnect();
+          resolve(entry.startTime);
+        }
+      }).observe({ type: "paint", buffered: true });
+    });
+    const requests = performance
+      .getEntriesByType("resource")
+      .map((e) => ({ path: new URL(e.name).pathname, start: e.startTime }));
+    return { paint, requests };
+  });

@@ -1,8 +1,19 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import { product } from "../web/src/content/company";
-import { afterFrames, coreReady, form, holdAppScript, routes, watch } from "./helpers";
+import {
+  afterFrames,
+  coreReady,
+  firstPaintAndRequests,
+  form,
+  holdAppScript,
+  routes,
+  watch,
+} from "./helpers";
 
+const favicon = fileURLToPath(new URL("../web/public/favicon.svg", import.meta.url));
 /** The site's address, set once for the whole project. */
 const site = product.siteUrl;
 const pages = {
@@ -50,7 +61,11 @@ test.describe("prerendered pages, with JavaScript off", () => {
         "content",
         description ?? "",
       );
-      await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon.svg");
+      // The favicon, in the page (a request the first paint would be measured against).
+      const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+      expect(decodeURIComponent(icon ?? "")).toBe(
+        `data:image/svg+xml,${readFileSync(favicon, "utf8").trim()}`,
+      );
     });
   }
 
@@ -73,6 +88,24 @@ test("pages hydrate without a mismatch and then work", async ({ page }) => {
   await page.getByRole("button", { name: "Request Early Access" }).click();
   await expect(page.getByText("Full name is required")).toBeVisible();
   watcher.expectClean();
+});
+
+test.describe("the first paint waits for nothing but the page", () => {
+  // Each request a page makes before its first paint is a round trip a slow phone waits
+  // through (the stylesheet, the favicon and the web font are in the page).
+  for (const route of routes) {
+    test(`${route}, for a new visitor and after /`, async ({ page }) => {
+      for (const before of [null, "/"]) {
+        if (before) {
+          await page.goto(before);
+          await expect.poll(() => page.evaluate(() => localStorage.getItem("font"))).not.toBeNull();
+        }
+        await page.goto(route);
+        const { paint, requests } = await firstPaintAndRequests(page);
+        expect(requests.filter((r) => r.start < paint)).toEqual([]);
+      }
+    });
+  }
 });
 
 test.describe("before the app has loaded", () => {
@@ -173,9 +206,8 @@ test.describe("security", () => {
           "default-src 'none'",
           "script-src 'self' 'wasm-unsafe-eval' 'sha256-",
           "connect-src 'self'",
-          "style-src 'self'",
-          "img-src 'self'",
-          "font-src 'self'",
+          "style-src 'sha256-",
+          "img-src 'self' data:",
           "base-uri 'none'",
           "form-action 'none'",
           "object-src 'none'",
@@ -213,6 +245,15 @@ test.describe("security", () => {
         expect(/script-src ([^;]*)/.exec(meta ?? "")?.[1]).toBe(
           `'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
         );
+        // The stylesheet is in the page, the only styles allowed, and no other is asked for.
+        const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
+        expect(styles).toHaveLength(1);
+        expect(/style-src ([^;]*)/.exec(meta ?? "")?.[1]).toBe(
+          `'sha256-${createHash("sha256")
+            .update(styles[0] ?? "", "utf8")
+            .digest("base64")}'`,
+        );
+        expect(html).not.toMatch(/<link[^>]+rel="stylesheet"/);
       }
     },
   );

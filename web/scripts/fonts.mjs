@@ -1,13 +1,14 @@
-// The site's typeface, as CSS for the Vite module `virtual:fonts.css` (vite.config.ts):
-// Geist, variable weight, from @fontsource-variable/geist, Latin subset only, served by
-// the site itself, and a fallback whose metrics are matched to Geist's, regular and bold
-// (capsize computes the overrides from both fonts' published metrics).
+// The site's typeface: Geist, variable weight, from @fontsource-variable/geist, Latin
+// subset only, served by the site itself; and, as CSS for the Vite module
+// `virtual:fonts.css` (vite.config.ts), a fallback whose metrics are matched to Geist's,
+// regular and bold (capsize computes the overrides from both fonts' published metrics).
 //
 // Text never waits for the font and never moves when it arrives. A first visit draws in
-// the fallback and downloads the font once the page has painted (src/webFont.ts); pages
-// shown after that, and later visits (a note in local storage, read before the first
-// paint by src/inline/theme.ts, sets data-font on <html>), use Geist from the start,
-// with `font-display: optional`: from the cache it is there before the first paint.
+// the fallback and downloads the font once the page has painted (src/webFont.ts), keeping
+// a copy in local storage; pages shown after that, and later visits (the pre-paint script,
+// src/inline/theme.ts, adds the font from the copy and sets data-font on <html>), use
+// Geist from the first paint. No stylesheet names the font file: a page that had to fetch
+// it would wait for it before painting.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createFontStack } from "@capsizecss/core";
@@ -24,7 +25,7 @@ const { version } = JSON.parse(
 
 /** Names the font file: the note that it is cached holds this, so a new font is fetched anew. */
 export const fontId = `geist-${subset}-${version}`;
-/** The file Vite copies into assets/ (hashed) and every page asks for. */
+/** The file Vite copies into assets/ (hashed), which the app downloads (src/webFont.ts). */
 export const fontFile = `${packageName}/files/geist-${subset}-wght-normal.woff2`;
 
 /** Faces with Arial's metrics, under the names each system knows them by. */
@@ -48,7 +49,7 @@ const fallbacks = [
     local: arialLikeBold,
   },
 ];
-/** The web font's family: the app asks the browser to download it (src/webFont.ts). */
+/** The web font's family, as the pages' CSS asks for it. */
 export const fontFamily = metrics.geist.familyName;
 const fallbackFamily = `${fontFamily} Fallback`;
 
@@ -57,11 +58,8 @@ const block = (props) =>
     .map(([name, value]) => `  ${name}: ${value};`)
     .join("\n");
 
-/** The web font, its fallback faces and --font-brand, Geist first once data-font is set. */
+/** The fallback faces and --font-brand, Geist first once data-font is set. */
 export function fontCss() {
-  const unicode = JSON.parse(readFileSync(require.resolve(`${packageName}/unicode.json`), "utf8"));
-  const range = unicode[subset];
-  if (!range) throw new Error(`${packageName} has no ${subset} subset`);
   const faces = fallbacks.map(({ weight, geist, arial, local }) => {
     const [face] = createFontStack([geist, arial], { fontFaceFormat: "styleObject" }).fontFaces;
     if (!face) throw new Error("capsize made no fallback face");
@@ -76,15 +74,7 @@ export function fontCss() {
       "size-adjust": f.sizeAdjust,
     });
   });
-  const webFont = block({
-    "font-family": `"${fontFamily}"`,
-    "font-style": "normal",
-    "font-weight": "100 900",
-    "font-display": "optional",
-    src: `url("${fontFile}") format("woff2")`,
-    "unicode-range": range,
-  });
-  return `${[webFont, ...faces].map((face) => `@font-face {\n${face}\n}`).join("\n")}
+  return `${faces.map((face) => `@font-face {\n${face}\n}`).join("\n")}
 :root {
   --font-brand: "${fallbackFamily}", Arial, sans-serif;
 }

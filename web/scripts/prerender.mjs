@@ -23,10 +23,15 @@ const { render, prerendered, product, socialCard, socialCardAlt, structuredData 
 
 const template = readFileSync(join(dist, "index.html"), "utf8");
 
-const inlineScripts = [...template.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-const hashes = inlineScripts.map(
-  (code) => `'sha256-${createHash("sha256").update(code, "utf8").digest("base64")}'`,
-);
+/** The CSP hashes of the template's inline elements of one kind (`script`, `style`). */
+const inlineHashes = (element) =>
+  [...template.matchAll(new RegExp(`<${element}>([\\s\\S]*?)</${element}>`, "g"))].map(
+    (m) => `'sha256-${createHash("sha256").update(m[1], "utf8").digest("base64")}'`,
+  );
+const hashes = inlineHashes("script");
+// The stylesheet, inlined by the build (vite.config.ts): the only styles a page has.
+const styleHashes = inlineHashes("style");
+if (styleHashes.length === 0) throw new Error("index.html has no inline stylesheet");
 
 /** The policy for every page; as a header it also forbids framing. */
 const policy = [
@@ -34,9 +39,9 @@ const policy = [
   `script-src 'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
   // The wasm core is fetched from the site; sign-ups go to WAITLIST_URL, if it is elsewhere.
   `connect-src 'self'${waitlistOrigin ? ` ${waitlistOrigin}` : ""}`,
-  "style-src 'self'",
-  "img-src 'self'",
-  "font-src 'self'",
+  `style-src ${styleHashes.join(" ")}`,
+  // The favicon is a data: URL in the page (vite.config.ts).
+  "img-src 'self' data:",
   "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
@@ -135,4 +140,6 @@ ${Object.entries(headers)
 `,
 );
 rmSync(server, { recursive: true, force: true });
-console.log(`prerendered ${prerendered.length} pages; CSP script hashes: ${hashes.join(" ")}`);
+console.log(
+  `prerendered ${prerendered.length} pages; CSP hashes: scripts ${hashes.join(" ")}, styles ${styleHashes.join(" ")}`,
+);

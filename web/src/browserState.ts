@@ -10,7 +10,7 @@ export type Theme = (typeof themes)[number];
 export const systemDarkQuery = "(prefers-color-scheme: dark)";
 
 /**
- * The note that this browser has the site's web font (web/scripts/fonts.mjs), in
+ * This browser's copy of the site's web font (web/scripts/fonts.mjs, src/fontNote.ts), in
  * localStorage: written once the font has downloaded, read before the first paint.
  */
 export const fontStorageKey = "font";

@@ -1,28 +1,31 @@
+import { fontFamily, fontId, fontUrl } from "virtual:web-font";
 import { fontStorageKey } from "./browserState";
-
-// Set by vite.config.ts from web/scripts/fonts.mjs.
-declare const __FONT_ID__: string;
-declare const __FONT_FAMILY__: string;
+import { fontNote } from "./fontNote";
 
 let downloaded = false;
 
 /**
  * Downloads the web font after the first paint (main.tsx) where the page is not already
- * using it, and notes in local storage that this browser has it, for later visits.
+ * using it, adds it to the page's fonts, and keeps a copy in local storage (./fontNote.ts)
+ * from which later pages take it before their first paint.
  */
 export async function loadWebFont(): Promise<void> {
   if (document.documentElement.dataset.font !== undefined) return;
+  let bytes: ArrayBuffer;
   try {
-    const faces = await document.fonts.load(`1em "${__FONT_FAMILY__}"`);
-    if (faces.length === 0) return;
+    const response = await fetch(fontUrl);
+    if (!response.ok) return;
+    bytes = await response.arrayBuffer();
+    const face = new FontFace(fontFamily, bytes, { weight: "100 900" });
+    document.fonts.add(await face.load());
   } catch {
     return; // the page goes on in the fallback
   }
   downloaded = true;
   try {
-    localStorage.setItem(fontStorageKey, __FONT_ID__);
+    localStorage.setItem(fontStorageKey, fontNote(fontId, bytes));
   } catch {
-    // storage refused: every visit starts in the fallback, and no harm done
+    // storage refused or full: every visit starts in the fallback, and no harm done
   }
 }
 

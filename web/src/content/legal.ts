@@ -127,7 +127,7 @@ export const gdpr: LegalDocument = {
           list: [
             "your choice of light or dark theme, in local storage under the key 'theme', once you use the theme switch; it stays until you clear it",
             "while you fill in the waitlist form, a draft of what you have typed, in this tab's session storage, so that reloading the page loses nothing; it is deleted when you submit the form or close the tab",
-            "a note that your browser has downloaded this website's typeface, in local storage under the key 'font', so that later pages use it at once; it says nothing about you",
+            "a copy of this website's typeface (about 40 KB), in local storage under the key 'font', once your browser has downloaded it, so that later pages show it at once without downloading it again; it says nothing about you",
           ],
         },
       ],

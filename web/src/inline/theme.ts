@@ -1,7 +1,8 @@
 // Inlined into every page's <head> by the build (see vite.config.ts), and run before the
 // first paint: no flash of the wrong theme, links to nowhere stay put before the app has
-// loaded, and the page's errors are recorded (./errors.ts). It imports only constants, so
-// the inlined script stays well under a kilobyte.
+// loaded, the web font is added from this browser's copy, and the page's errors are
+// recorded (./errors.ts). It imports only constants and the font copy's reader, so the
+// inlined script stays around a kilobyte.
 import {
   type Theme,
   fontStorageKey,
@@ -9,9 +10,11 @@ import {
   themeStorageKey,
   themes,
 } from "../browserState";
+import { fontFromNote } from "../fontNote";
 import "./errors";
 
 declare const __FONT_ID__: string;
+declare const __FONT_FAMILY__: string;
 
 function savedTheme(): Theme | null {
   try {
@@ -26,13 +29,21 @@ const theme: Theme = savedTheme() ?? (matchMedia(systemDarkQuery).matches ? "dar
 document.documentElement.dataset.theme = theme;
 document.documentElement.style.colorScheme = theme;
 
-// The web font, where this browser has already downloaded it (src/webFont.ts): from the
-// cache it is ready for the first paint. Elsewhere the metric-matched fallback is used.
+// The web font, where this browser keeps a copy of it (src/fontNote.ts): added from the
+// copy, it is there for the first paint without asking the network. Elsewhere the
+// metric-matched fallback is used. A copy that is not a font is dropped.
 try {
-  if (localStorage.getItem(fontStorageKey) === __FONT_ID__)
+  const bytes = fontFromNote(localStorage.getItem(fontStorageKey), __FONT_ID__);
+  if (bytes) {
+    const face = new FontFace(__FONT_FAMILY__, bytes, { weight: "100 900" });
+    face.loaded.catch(() => {
+      localStorage.removeItem(fontStorageKey);
+    });
+    document.fonts.add(face);
     document.documentElement.dataset.font = "";
+  }
 } catch {
-  // storage refused: the fallback it is
+  // storage refused, or no FontFace: the fallback it is
 }
 
 // A browser the app cannot run in (no WebAssembly, or older than the ES2022 the app is

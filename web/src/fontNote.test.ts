@@ -1,0 +1,25 @@
+import { fontFromNote, fontNote } from "./fontNote";
+
+describe("the web font's copy in local storage", () => {
+  // Every byte value, and more than one slice of String.fromCharCode's arguments.
+  const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7 + (i >> 8)) % 256);
+
+  it("gives back the very bytes it was made from", () => {
+    const note = fontNote("geist-latin-5.3.0", bytes.buffer);
+    expect(note.startsWith("geist-latin-5.3.0,")).toBe(true);
+    expect(fontFromNote(note, "geist-latin-5.3.0")).toEqual(bytes);
+  });
+
+  it("is not taken for another font, nor from nothing", () => {
+    const note = fontNote("geist-latin-5.2.0", bytes.buffer);
+    expect(fontFromNote(note, "geist-latin-5.3.0")).toBeNull();
+    expect(fontFromNote(note, "geist-latin-5.2")).toBeNull();
+    expect(fontFromNote(null, "geist-latin-5.3.0")).toBeNull();
+    // The note of the site before it kept a copy: the id alone.
+    expect(fontFromNote("geist-latin-5.3.0", "geist-latin-5.3.0")).toBeNull();
+  });
+
+  it("refuses a copy that is not base64", () => {
+    expect(() => fontFromNote("geist-latin-5.3.0,not base64!", "geist-latin-5.3.0")).toThrow();
+  });
+});
