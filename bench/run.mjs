@@ -86,12 +86,12 @@ server.kill();
  * web font's copy) but must fetch its files anew, as a phone whose small cache has been
  * emptied since must. And the floor: a page with one heading and one paragraph (the home
  * page's), served the same way, which no page can beat. Each row is the median of
- * BENCH_RUNS runs (3 unless set; Lighthouse's own advice for a figure to compare), and its
+ * BENCH_RUNS runs (5 unless set; Lighthouse's own advice for a figure to compare), and its
  * scores the lowest of them.
  */
 async function benchLighthouse() {
   const floor = await floorSite();
-  const times = Number(process.env.BENCH_RUNS ?? 3);
+  const times = Number(process.env.BENCH_RUNS ?? 5);
   const median = (values) => {
     const known = values.filter((v) => v != null).sort((a, b) => a - b);
     return known.length ? known[Math.floor((known.length - 1) / 2)] : null;
@@ -105,6 +105,10 @@ async function benchLighthouse() {
     const runs = [];
     for (let i = 0; i < times; i++) runs.push(await lighthouseRun(options));
     const [first] = runs;
+    // A run takes minutes: say how far it has come.
+    console.log(
+      `lighthouse ${options.preset} ${options.route}${options.after ? " after /" : ""}: FCP ${runs.map((r) => r.fcpMs).join(" ")}, LCP ${runs.map((r) => r.lcpMs).join(" ")}`,
+    );
     const pick = (key, combine) => combine(runs.map((r) => r[key]));
     return {
       ...first,
