@@ -41,37 +41,29 @@ const fontDefines = {
   __FONT_FAMILY__: JSON.stringify(fontFamily),
 };
 
-/** CSS made at build time, as a module (`import "virtual:NAME.css"`). */
-function virtualCss(name: string, css: () => string): Plugin {
-  const id = `virtual:${name}.css`;
+/** A module made at build time (`import ... from "virtual:NAME"`), from `code`. */
+function virtualModule(id: string, code: () => string): Plugin {
   const resolved = `\0${id}`;
   return {
-    name: `lathe:${name}-css`,
+    name: `lathe:${id}`,
     resolveId: (source) => (source === id ? resolved : null),
-    load: (loaded) => (loaded === resolved ? css() : null),
+    load: (loaded) => (loaded === resolved ? code() : null),
   };
 }
 
 /**
  * The web font for the app (src/webFont.ts), as `import { ... } from "virtual:web-font"`:
- * its family, its id, and its file's URL once Vite has copied it into assets/.
+ * its family, its id, and its file's URL once Vite has copied it into assets/. (The
+ * pre-paint script, bundled apart from Vite, has the first two as `fontDefines`.)
  */
-function webFontModule(): Plugin {
-  const id = "virtual:web-font";
-  const resolved = `\0${id}`;
-  return {
-    name: "lathe:web-font",
-    resolveId: (source) => (source === id ? resolved : null),
-    load: (loaded) =>
-      loaded === resolved
-        ? [
-            `export { default as fontUrl } from ${JSON.stringify(`${fontFile}?url`)};`,
-            `export const fontFamily = ${JSON.stringify(fontFamily)};`,
-            `export const fontId = ${JSON.stringify(fontId)};`,
-          ].join("\n")
-        : null,
-  };
-}
+const webFontModule = () =>
+  virtualModule("virtual:web-font", () =>
+    [
+      `export { default as fontUrl } from ${JSON.stringify(`${fontFile}?url`)};`,
+      `export const fontFamily = ${JSON.stringify(fontFamily)};`,
+      `export const fontId = ${JSON.stringify(fontId)};`,
+    ].join("\n"),
+  );
 
 /**
  * Nothing for the first paint to wait for but the page itself. The built page's
@@ -237,9 +229,9 @@ export default defineConfig(({ isSsrBuild }) => ({
     wasm() as Plugin,
     // Lucide's icons as React components made at build time: only those imported ship.
     Icons({ compiler: "jsx", jsx: "react" }),
-    virtualCss("fonts", fontCss),
+    virtualModule("virtual:fonts.css", fontCss),
     webFontModule(),
-    virtualCss("demo-timeline", timelineCss),
+    virtualModule("virtual:demo-timeline.css", timelineCss),
     inlineThemeScript(),
     loadAfterFirstPaint(),
     nothingBeforeFirstPaint(),

@@ -23,7 +23,7 @@ const { version } = JSON.parse(
   readFileSync(require.resolve(`${packageName}/package.json`), "utf8"),
 );
 
-/** Names the font file: the note that it is cached holds this, so a new font is fetched anew. */
+/** Names the font file: the copy kept in local storage carries it, so a new font is fetched anew. */
 export const fontId = `geist-${subset}-${version}`;
 /** The file Vite copies into assets/ (hashed), which the app downloads (src/webFont.ts). */
 export const fontFile = `${packageName}/files/geist-${subset}-wght-normal.woff2`;

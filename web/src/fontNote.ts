@@ -25,3 +25,8 @@ export function fontFromNote(note: string | null, id: string): Uint8Array<ArrayB
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
+
+/** The web font as a face from its bytes: Geist's one file holds every weight. */
+export function webFontFace(family: string, bytes: BufferSource): FontFace {
+  return new FontFace(family, bytes, { weight: "100 900" });
+}

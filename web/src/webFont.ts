@@ -1,6 +1,6 @@
 import { fontFamily, fontId, fontUrl } from "virtual:web-font";
 import { fontStorageKey } from "./browserState";
-import { fontNote } from "./fontNote";
+import { fontNote, webFontFace } from "./fontNote";
 
 let downloaded = false;
 
@@ -16,7 +16,7 @@ export async function loadWebFont(): Promise<void> {
     const response = await fetch(fontUrl);
     if (!response.ok) return;
     bytes = await response.arrayBuffer();
-    const face = new FontFace(fontFamily, bytes, { weight: "100 900" });
+    const face = webFontFace(fontFamily, bytes);
     document.fonts.add(await face.load());
   } catch {
     return; // the page goes on in the fallback

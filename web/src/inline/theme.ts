@@ -10,7 +10,7 @@ import {
   themeStorageKey,
   themes,
 } from "../browserState";
-import { fontFromNote } from "../fontNote";
+import { fontFromNote, webFontFace } from "../fontNote";
 import "./errors";
 
 declare const __FONT_ID__: string;
@@ -35,7 +35,7 @@ document.documentElement.style.colorScheme = theme;
 try {
   const bytes = fontFromNote(localStorage.getItem(fontStorageKey), __FONT_ID__);
   if (bytes) {
-    const face = new FontFace(__FONT_FAMILY__, bytes, { weight: "100 900" });
+    const face = webFontFace(__FONT_FAMILY__, bytes);
     face.loaded.catch(() => {
       localStorage.removeItem(fontStorageKey);
     });
