@@ -23,3 +23,26 @@ describe("the web font's copy in local storage", () => {
     expect(() => fontFromNote("geist-latin-5.3.0,not base64!", "geist-latin-5.3.0")).toThrow();
   });
 });
+
+describe("the copy read with the browser's own base64 decoder", () => {
+  const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 13) % 256);
+  const note = fontNote("geist-latin-5.3.0", bytes.buffer);
+  const native = Uint8Array as unknown as { fromBase64?: (base64: string) => Uint8Array };
+  const own = native.fromBase64;
+
+  afterEach(() => {
+    native.fromBase64 = own;
+  });
+
+  it("uses it where the browser has it, with the same bytes as without", () => {
+    const decoded: string[] = [];
+    native.fromBase64 = (base64) => {
+      decoded.push(base64);
+      return new Uint8Array(Buffer.from(base64, "base64"));
+    };
+    expect(fontFromNote(note, "geist-latin-5.3.0")).toEqual(bytes);
+    expect(decoded).toEqual([note.slice("geist-latin-5.3.0,".length)]);
+    native.fromBase64 = undefined;
+    expect(fontFromNote(note, "geist-latin-5.3.0")).toEqual(bytes);
+  });
+});

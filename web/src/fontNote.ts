@@ -20,10 +20,20 @@ export function fontNote(id: string, bytes: ArrayBuffer): string {
 export function fontFromNote(note: string | null, id: string): Uint8Array<ArrayBuffer> | null {
   const prefix = `${id},`;
   if (note === null || note.slice(0, prefix.length) !== prefix) return null;
-  const binary = atob(note.slice(prefix.length));
+  const base64 = note.slice(prefix.length);
+  // This runs before a page's first paint: the browser's own decoder (Chrome 140, Firefox
+  // 133, Safari 18.2) takes a fraction of a millisecond where the loop takes several.
+  const native = Uint8Array as Partial<NativeBase64>;
+  if (native.fromBase64) return native.fromBase64(base64);
+  const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
+}
+
+/** Base64 decoding built into Uint8Array (ES2026), not yet in TypeScript's library. */
+interface NativeBase64 {
+  fromBase64(base64: string): Uint8Array<ArrayBuffer>;
 }
 
 /** The web font as a face from its bytes: Geist's one file holds every weight. */
