@@ -27,7 +27,9 @@ describe("the web font's copy in local storage", () => {
 describe("the copy read with the browser's own base64 decoder", () => {
   const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 13) % 256);
   const note = fontNote("geist-latin-5.3.0", bytes.buffer);
-  const native = Uint8Array as unknown as { fromBase64?: (base64: string) => Uint8Array };
+  const native = Uint8Array as unknown as {
+    fromBase64?: ((base64: string) => Uint8Array) | undefined;
+  };
   const own = native.fromBase64;
 
   afterEach(() => {
