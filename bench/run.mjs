@@ -121,6 +121,7 @@ async function benchLighthouse() {
       fcpRange: range(runs.map((r) => r.fcpMs)),
       lcpRange: range(runs.map((r) => r.lcpMs)),
       error: runs.map((r) => r.error).find(Boolean) ?? null,
+      shifts: runs.flatMap((r, i) => r.shifts.map((shift) => `run ${String(i + 1)} ${shift}`)),
     };
   };
   const rowsToRun = presets.flatMap((preset) => [
@@ -185,8 +186,33 @@ async function lighthouseRun({ url, route, preset, after }) {
     transferKB: audits["total-byte-weight"]?.numericValue
       ? Number((audits["total-byte-weight"].numericValue / 1000).toFixed(1))
       : null,
+    shifts: layoutShifts(run),
     error: runtimeError?.message ?? audits["cumulative-layout-shift"]?.errorMessage ?? null,
   };
+}
+
+/**
+ * The layout shifts of one Lighthouse run, if any: when each happened (ms after the
+ * navigation began, from the trace) and its score, and the elements Lighthouse says moved
+ * most, with the causes it suspects. CLS must be 0; a run where it is not says why here.
+ */
+function layoutShifts(run) {
+  if (!(run.lhr.audits["cumulative-layout-shift"]?.numericValue > 0)) return [];
+  const events = run.artifacts.Trace.traceEvents;
+  const start = events.findLast(
+    (e) => e.name === "navigationStart" && e.args?.data?.isLoadingMainFrame,
+  )?.ts;
+  const moved = (run.lhr.audits["layout-shifts"]?.details?.items ?? []).map(
+    (item) =>
+      `${item.node?.selector ?? item.node?.snippet ?? "?"} ${item.score.toFixed(4)}${(item.subItems?.items ?? []).map((sub) => ` (${String(sub.cause)})`).join("")}`,
+  );
+  const times = events
+    .filter((e) => e.name === "LayoutShift")
+    .map(
+      (e) =>
+        `${String(Math.round((e.ts - (start ?? e.ts)) / 1000))} ms: ${(e.args?.data?.weighted_score_delta ?? 0).toFixed(4)}`,
+    );
+  return [`at ${times.join(", ")}; moved: ${moved.join(", ")}`];
 }
 
 /**
@@ -411,6 +437,9 @@ function report({
       const ratio = (value, base) => (value == null || !base ? "-" : (value / base).toFixed(2));
       return `${r.preset.padEnd(8)} ${r.route.padEnd(9)} ${r.visit.padEnd(8)} ${pad(r.performance, 5)} ${pad(r.accessibility, 4)} ${pad(r.bestPractices, 3)} ${pad(r.seo, 4)} ${pad(r.fcpMs, 9)} ${pad(r.lcpMs, 8)} ${pad(ratio(r.fcpMs, floor?.fcpMs), 6)} ${pad(ratio(r.lcpMs, floor?.lcpMs), 6)} ${pad(r.tbtMs, 7)} ${pad(r.cls, 5)} ${pad(r.transferKB, 12)}  ${r.fcpRange ? `${r.fcpRange.join("-")}, ${r.lcpRange?.join("-") ?? "-"}` : "-"}${r.error ? `  (${r.error})` : ""}`;
     }),
+    ...lh.flatMap((r) =>
+      r.shifts.map((shift) => `layout shift, ${r.preset} ${r.route} ${r.visit}, ${shift}`),
+    ),
     "",
     "Sizes (gzip -9)",
     `  .wasm                        ${pad(sizes.wasmGzipBytes, 7)} bytes  (target <= 40,000)`,
