@@ -1,13 +1,11 @@
 import { Link } from "wouter";
-import { pageEndId } from "../browserState";
 import { chrome, footerLinks } from "../content/site";
 import { Logo } from "./Logo";
 import { ThemeToggle } from "./ThemeToggle";
 
 export function Footer() {
   return (
-    // The first paint waits for it to arrive (src/inline/theme.ts).
-    <footer id={pageEndId} className="site-footer">
+    <footer className="site-footer">
       <div className="container site-footer-inner">
         <div className="footer-brand">
           <Logo />
