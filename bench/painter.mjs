@@ -18,13 +18,28 @@ const BATCH = 10;
 const COLUMN = { left: 88, right: 1192 };
 
 /**
+ * The core's module in the built site and its `.wasm`, as the page asks for them: the
+ * module's default export starts the core from the `.wasm` (as src/core/index.ts does).
+ * @param {string} dist the built site's folder
+ */
+export function coreFiles(dist) {
+  const assets = readdirSync(join(dist, "assets"));
+  const find = (pattern) => {
+    const file = assets.find((f) => pattern.test(f));
+    if (!file) throw new Error(`${dist}/assets has no ${String(pattern)}: run make build`);
+    return `/assets/${file}`;
+  };
+  return { url: find(/^lathe_core-.*\.js$/), wasm: find(/^lathe_core_bg-.*\.wasm$/) };
+}
+
+/**
  * @param {import("@playwright/test").Browser} browser
  * @param {string} origin the built site, served
  * @param {string} dist its folder
  * @returns {Promise<Record<"plain" | "faded", { frames: number, medianMs: number, p95Ms: number }>>}
  */
 export async function benchPainter(browser, origin, dist) {
-  const core = readdirSync(join(dist, "assets")).find((f) => /^lathe_core-.*\.js$/.test(f));
+  const core = coreFiles(dist);
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: 1,
@@ -34,7 +49,7 @@ export async function benchPainter(browser, origin, dist) {
   const result = {};
   for (const fade of [null, COLUMN]) {
     const frames = await page.evaluate(measure, {
-      url: `/assets/${core}`,
+      ...core,
       fade,
       n: FRAMES,
       batch: BATCH,
@@ -52,8 +67,9 @@ export async function benchPainter(browser, origin, dist) {
 }
 
 /** Runs in the page: draws 2n frames, returns the last n frames' ms. */
-async function measure({ url, fade, n, batch }) {
+async function measure({ url, wasm, fade, n, batch }) {
   const m = await import(url);
+  await m.default({ module_or_path: wasm });
   const canvas = document.createElement("canvas");
   canvas.style.cssText = "position:fixed;inset:0;width:1280px;height:800px";
   document.body.append(canvas);

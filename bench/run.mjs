@@ -29,7 +29,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
-import { benchPainter } from "./painter.mjs";
+import { benchPainter, coreFiles } from "./painter.mjs";
 import { benchSignUps } from "./signups.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { parseWrk } from "./wrk.mjs";
@@ -298,7 +298,7 @@ async function benchBackground(browser) {
       });
   });
   const page = await context.newPage();
-  const core = readdirSync(join(dist, "assets")).find((f) => /^lathe_core-.*\.js$/.test(f));
+  const core = coreFiles(dist);
   await page.goto(origin + "/");
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
   // Start-up frames (compilation, first layout) are not the steady state: skip about a
@@ -307,8 +307,9 @@ async function benchBackground(browser) {
   await page.evaluate(() => window.frameDurations.splice(0));
   await page.waitForFunction(() => window.frameDurations.length >= 180);
   const frames = await page.evaluate(() => window.frameDurations.slice());
-  const step = await page.evaluate(async (url) => {
+  const step = await page.evaluate(async ({ url, wasm }) => {
     const m = await import(url);
+    await m.default({ module_or_path: wasm });
     const bg = new m.Background("landing", 1280, 800, 1);
     for (let i = 0; i < 1000; i++) bg.step(16);
     const n = 20000;
@@ -317,7 +318,7 @@ async function benchBackground(browser) {
     const us = ((performance.now() - start) / n) * 1000;
     bg.free();
     return us;
-  }, `/assets/${core}`);
+  }, core);
   await context.close();
 
   const fresh = await browser.newContext();

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { type Node, parse } from "acorn";
 import { product } from "../web/src/content/company";
 import {
   afterFrames,
@@ -14,6 +15,7 @@ import {
 } from "./helpers";
 
 const favicon = fileURLToPath(new URL("../web/public/favicon.svg", import.meta.url));
+const assets = fileURLToPath(new URL("../web/dist/assets/", import.meta.url));
 /** The site's address, set once for the whole project. */
 const site = product.siteUrl;
 const pages = {
@@ -168,6 +170,35 @@ test.describe("before the app has loaded", () => {
     await expect(page.getByText("Full name is required")).toHaveCount(0);
     watcher.expectClean();
   });
+});
+
+/** Whether a module's own code (not a function in it) waits: `await`, `for await`. */
+function awaitsAtTopLevel(source: string): boolean {
+  const visit = (value: unknown): boolean => {
+    if (Array.isArray(value)) return value.some(visit);
+    if (typeof value !== "object" || value === null) return false;
+    const node = value as Node & Record<string, unknown>;
+    if (/Function/.test(node.type)) return false; // declarations, expressions and arrows
+    if (node.type === "AwaitExpression" || (node.type === "ForOfStatement" && node.await)) {
+      return true;
+    }
+    return Object.values(node).some(visit);
+  };
+  return visit(parse(source, { ecmaVersion: "latest", sourceType: "module" }));
+}
+
+test("no module the site ships awaits at its top level", () => {
+  // WebKit's module loader can spin at full CPU for good on such a module: WebKitGTK 2.50
+  // did, one reload in 10 to 40, when a script ran while the wasm core's module (then
+  // vite-plugin-wasm's, with a top-level await) was being evaluated.
+  expect(awaitsAtTopLevel("const m = await import('./m.js');")).toBe(true);
+  expect(awaitsAtTopLevel("for await (const x of xs);")).toBe(true);
+  expect(awaitsAtTopLevel("export async function f() { await 0; }")).toBe(false);
+  expect(awaitsAtTopLevel("const f = async () => { for await (const x of xs); };")).toBe(false);
+  const modules = readdirSync(assets).filter((file) => file.endsWith(".js"));
+  expect(modules.some((file) => file.startsWith("lathe_core"))).toBe(true);
+  const awaiting = modules.filter((file) => awaitsAtTopLevel(readFileSync(assets + file, "utf8")));
+  expect(awaiting).toEqual([]);
 });
 
 test(

@@ -7,7 +7,6 @@ import react from "@vitejs/plugin-react";
 import { build } from "rolldown";
 import Icons from "unplugin-icons/vite";
 import { type Plugin, defineConfig } from "vite";
-import wasm from "vite-plugin-wasm";
 import { outDir, waitlistUrl } from "./scripts/build-settings.mjs";
 import { fontCss, fontFamily, fontFile, fontId } from "./scripts/fonts.mjs";
 import { timelineCss } from "./src/demo/timeline.ts";
@@ -100,7 +99,7 @@ function nothingBeforeFirstPaint(): Plugin {
                 : new TextDecoder().decode(asset.source);
             if (css.includes("</style"))
               throw new Error(`${file} cannot be inlined: it has </style`);
-            // Nothing asks for the file any more.
+            // Nothing asks for the file any more (see codeSplitting, below).
             Reflect.deleteProperty(bundle, file);
             return `<style>${css}</style>`;
           });
@@ -172,6 +171,25 @@ function loadAfterFirstPaint(): Plugin {
 }
 
 /**
+ * The wasm core in Vitest, which runs in Node with no server to fetch it from: its URL
+ * (`lathe-core/wasm?url`, src/core/index.ts) is the file itself, as a data: URL.
+ */
+function coreWasmInTests(): Plugin {
+  const id = "\0lathe-core-wasm-url";
+  return {
+    name: "lathe:core-wasm-in-tests",
+    apply: (_config, env) => env.mode === "test",
+    enforce: "pre",
+    resolveId: (source) => (source === "lathe-core/wasm?url" ? id : undefined),
+    load(source) {
+      if (source !== id) return;
+      const wasm = readFileSync(join(root, "pkg", "web", "lathe_core_bg.wasm"));
+      return `export default ${JSON.stringify(`data:application/wasm;base64,${wasm.toString("base64")}`)};`;
+    },
+  };
+}
+
+/**
  * The wasm core in the dev server: a clear error when pkg/ has not been built, and a
  * rebuild (`make pkg`) and full reload whenever a file under core/ changes.
  */
@@ -223,10 +241,9 @@ function coreForDevServer(): Plugin {
 export default defineConfig(({ isSsrBuild }) => ({
   // The build settings (scripts/build-settings.mjs), for src/config.ts.
   define: { __WAITLIST_URL__: JSON.stringify(waitlistUrl) },
-  // vite-plugin-wasm declares its plugin as `any`.
   plugins: [
     react(),
-    wasm() as Plugin,
+    coreWasmInTests(),
     // Lucide's icons as React components made at build time: only those imported ship.
     Icons({ compiler: "jsx", jsx: "react" }),
     virtualModule("virtual:fonts.css", fontCss),
@@ -239,8 +256,9 @@ export default defineConfig(({ isSsrBuild }) => ({
   ],
   build: {
     outDir: isSsrBuild ? `${outDir}-server` : outDir,
-    // Top-level await in wasm-pack's bundler output needs ES2022.
+    // The language level the pre-paint script checks browsers for (src/inline/theme.ts).
     target: "es2022",
+
     rolldownOptions: {
       output: {
         // The libraries in files of their own: a slow phone compiles each file in its own
@@ -250,6 +268,11 @@ export default defineConfig(({ isSsrBuild }) => ({
             // React first: a group also takes in what its modules import, not yet grouped.
             { name: "react", test: /node_modules[\\/]react[\\/]/ },
             { name: "react-dom", test: /node_modules[\\/](react-dom|scheduler)[\\/]/ },
+            // What the entry shares with the app's chunks stays out of it: a chunk that
+            // imported from the entry would first ask for the entry's stylesheet, which is
+            // in the page (nothingBeforeFirstPaint), not a file.
+            { name: "preload-helper", test: /vite[\\/]preload-helper/ },
+            { name: "webFont", test: /src[\\/]webFont\.ts$/ },
           ],
         },
       },

@@ -13,13 +13,16 @@ void loadWebFont();
 // React DOM, then the app (with its router and the content): each import is evaluated
 // in a task of its own, so starting up never holds a slow phone's main thread for long.
 // The inlined loader (src/inline/loader.ts) has already asked for every file.
-const { createRoot, hydrateRoot } = await import("react-dom/client");
-const { app } = await import("./browserApp");
+void start(root);
 
-// Built pages arrive rendered (scripts/prerender.mjs); the dev server's do not. As a
-// transition, hydration yields to the browser every few milliseconds.
-if (root.hasChildNodes()) {
-  startTransition(() => {
-    hydrateRoot(root, app);
-  });
-} else createRoot(root).render(app);
+async function start(root: HTMLElement) {
+  const { createRoot, hydrateRoot } = await import("react-dom/client");
+  const { app } = await import("./browserApp");
+  // Built pages arrive rendered (scripts/prerender.mjs); the dev server's do not. As a
+  // transition, hydration yields to the browser every few milliseconds.
+  if (root.hasChildNodes()) {
+    startTransition(() => {
+      hydrateRoot(root, app);
+    });
+  } else createRoot(root).render(app);
+}

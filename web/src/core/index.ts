@@ -13,8 +13,9 @@ import type {
   RetentionConstants,
   SubmitOutcome,
   Variant,
-} from "lathe-core/bundler";
+} from "lathe-core/web";
 import constantsJson from "lathe-core/constants.json";
+import wasmUrl from "lathe-core/wasm?url";
 
 /** Wakes a form at the times it asks for (the package's helper; no wasm needed). */
 export { wakeUps } from "lathe-core/wake";
@@ -113,20 +114,28 @@ export interface Core {
   createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
 }
 
-type Package = typeof import("lathe-core/bundler");
+type Package = typeof import("lathe-core/web");
 
 let loading: Promise<Core> | undefined;
 
 /**
- * Loads the core once; every caller shares the same promise. A core that cannot load
+ * Loads the core once; every caller shares the same promise. Through the package's `web`
+ * entry, which starts the `.wasm` (a file of its own, compiled as it streams in) when
+ * called: no module with a top-level `await`, which WebKit's module loader can spin on
+ * forever (see README, "Why not vite-plugin-wasm"). A core that cannot load
  * (blocked, an old browser) is said once on the console, with its cause: some engines
  * (WebKit, when a policy blocks the wasm) report nothing else at all.
  */
 export function loadCore(): Promise<Core> {
-  loading ??= import("lathe-core/bundler").then(createCore, (cause: unknown) => {
-    console.error("Lathe: the wasm core could not load; the form cannot be sent.", cause);
-    throw cause;
-  });
+  loading ??= import("lathe-core/web")
+    .then(async (pkg) => {
+      await pkg.default({ module_or_path: wasmUrl });
+      return createCore(pkg);
+    })
+    .catch((cause: unknown) => {
+      console.error("Lathe: the wasm core could not load; the form cannot be sent.", cause);
+      throw cause;
+    });
   return loading;
 }
 
