@@ -110,6 +110,67 @@ test.describe("the first paint waits for nothing but the page", () => {
   }
 });
 
+test.describe("nothing moves while a page arrives", () => {
+  // On a slow network a page arrives in parts, and a browser may paint the part it has.
+  // Here the page pauses after its main heading (a script that takes 500 ms to come, as
+  // a stalled connection would), and the page must not paint until its main content is
+  // all there (the pre-paint script's rel="expect"): painted half-built, the home page's hero
+  // re-centres when the demo arrives and the header moves when the scrollbar does.
+  for (const route of routes) {
+    test(`${route}: no frame with half of the main content, and no layout shift`, async ({
+      page,
+      baseURL,
+    }) => {
+      await page.route("**/__pause.js", async (pause) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await pause.fulfill({ contentType: "text/javascript", body: "" });
+      });
+      await page.route(new URL(route, baseURL).href, async (document) => {
+        const response = await document.fetch();
+        const html = await response.text();
+        expect(html).toContain("</h1>");
+        await document.fulfill({
+          response,
+          body: html.replace("</h1>", '</h1><script src="/__pause.js"></script>'),
+        });
+      });
+      await page.addInitScript(() => {
+        const seen = { frames: [] as number[], parsed: -1, shifts: [] as number[] };
+        (window as unknown as { arrival: typeof seen }).arrival = seen;
+        const inMain = () => document.getElementById("main")?.querySelectorAll("*").length ?? 0;
+        const frame = () => {
+          seen.frames.push(inMain());
+          if (seen.frames.length < 10) requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+        document.addEventListener("DOMContentLoaded", () => {
+          seen.parsed = inMain();
+        });
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) {
+            seen.shifts.push((entry as unknown as { value: number }).value);
+          }
+        }).observe({ type: "layout-shift", buffered: true });
+      });
+      await page.goto(route);
+      const arrival = () =>
+        page.evaluate(
+          () =>
+            (
+              window as unknown as {
+                arrival: { frames: number[]; parsed: number; shifts: number[] };
+              }
+            ).arrival,
+        );
+      await expect.poll(async () => (await arrival()).frames.length).toBe(10);
+      const { frames, parsed, shifts } = await arrival();
+      expect(parsed).toBeGreaterThan(0);
+      expect(frames[0]).toBe(parsed);
+      expect(shifts).toEqual([]);
+    });
+  }
+});
+
 test.describe("before the app has loaded", () => {
   test("the app is imported by an inline loader after the first paint, not by the HTML", async ({
     request,

@@ -1,6 +1,7 @@
-// What the site keeps in the browser, and the preference it reads: code, not content a
-// site owner edits. The pre-paint script (src/inline/theme.ts) and the app share each.
-// The privacy policy lists the stored items (content/legal.ts, "Cookies").
+// What the site keeps in the browser, the preference it reads, and the one element the
+// first paint waits for: code, not content a site owner edits. The pre-paint script
+// (src/inline/theme.ts) and the app share each. The privacy policy lists the stored items
+// (content/legal.ts, "Cookies").
 
 /** The theme's storage key (localStorage) and values (spec §9). */
 export const themeStorageKey = "theme";
@@ -17,3 +18,10 @@ export const fontStorageKey = "font";
 
 /** Where a draft of the form is kept in this tab's sessionStorage until it is sent. */
 export const draftStorageKey = "lathe:waitlist-draft";
+
+/**
+ * The footer's id. The pre-paint script holds the first paint back until the footer has
+ * arrived (`<link rel="expect" blocking="render">`), so that a page whose HTML comes in
+ * parts is never painted with half its main content (docs/architecture.md, "Loading").
+ */
+export const pageEndId = "site-footer";

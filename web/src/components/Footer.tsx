@@ -1,11 +1,13 @@
 import { Link } from "wouter";
+import { pageEndId } from "../browserState";
 import { chrome, footerLinks } from "../content/site";
 import { Logo } from "./Logo";
 import { ThemeToggle } from "./ThemeToggle";
 
 export function Footer() {
   return (
-    <footer className="site-footer">
+    // The first paint waits for it to arrive (src/inline/theme.ts).
+    <footer id={pageEndId} className="site-footer">
       <div className="container site-footer-inner">
         <div className="footer-brand">
           <Logo />
