@@ -324,12 +324,13 @@ async function benchBackground(browser) {
   const fresh = await browser.newContext();
   const cold = await fresh.newPage();
   await cold.goto(origin + "/robots.txt");
-  const startup = await cold.evaluate(async (url) => {
+  const startup = await cold.evaluate(async ({ url, wasm }) => {
     const start = performance.now();
     const m = await import(url);
+    await m.default({ module_or_path: wasm });
     new m.WaitlistForm().free();
     return performance.now() - start;
-  }, `/assets/${core}`);
+  }, core);
   await fresh.close();
 
   frames.sort((a, b) => a - b);
