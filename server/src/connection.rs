@@ -18,9 +18,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::ConnectInfo;
-use axum::http::Request;
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request};
+use axum::response::Response;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -30,7 +32,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
-use tower::ServiceExt;
+use tower::{Service, ServiceExt};
 
 /// Descriptors kept back from connections: the database's, its write-ahead log's, the
 /// listener's, standard streams, and room to spare.
@@ -76,18 +78,22 @@ pub fn max_connections() -> usize {
     usize::try_from(usable).unwrap_or(1 << 20)
 }
 
-/// Serves `router` on `listener` within `limits` until `stop` resolves, then ends as the
+/// Serves `service` on `listener` within `limits` until `stop` resolves, then ends as the
 /// module's documentation says.
 ///
 /// # Errors
 /// None today: a failed accept is retried (a full descriptor table frees up as
 /// connections end). The `Result` leaves room for listener failures that cannot be.
-pub async fn serve(
+pub async fn serve<S>(
     listener: TcpListener,
-    router: Router,
+    service: S,
     limits: Limits,
     stop: impl Future<Output = ()> + Send + 'static,
-) -> io::Result<()> {
+) -> io::Result<()>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -119,9 +125,10 @@ pub async fn serve(
         // Without TCP_NODELAY, a response written in two parts waits for the client's
         // delayed acknowledgement: 40 ms a request on a kept-alive connection.
         let _ = tcp.set_nodelay(true);
-        let service = router
+        let service = service
             .clone()
-            .map_request(move |mut request: Request<Incoming>| {
+            .map_request(move |request: hyper::Request<Incoming>| {
+                let mut request = request.map(Body::new);
                 request.extensions_mut().insert(ConnectInfo(peer));
                 request
             });

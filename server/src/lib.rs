@@ -3,10 +3,10 @@
 //! tower-http's `ServeDir` does the file serving: clean URLs (`/contact` is
 //! `contact/index.html`), the build's brotli and gzip variants chosen by `Accept-Encoding`
 //! (q-values and case honoured, `Vary: Accept-Encoding` always), `ETag` and
-//! `Last-Modified` with 304s, ranges, and no path outside the folder. Around it, two
-//! layers of this crate's own: [`guard`] refuses what is not a plain request for a page
+//! `Last-Modified` with 304s, ranges, and no path outside the folder. Around it, layers of
+//! this crate's own ([`layers`]): [`Guard`] refuses what is not a plain request for a page
 //! (400 for a malformed target, 405 for another method, 404 for dotfiles and `_headers`),
-//! and [`add_headers`] gives every response, errors included, the headers of the build's
+//! and [`Headed`] gives every response, errors included, the headers of the build's
 //! `_headers` file, and a cache policy: a year, immutable, for hashed assets that exist,
 //! `no-cache` for everything else.
 
@@ -16,6 +16,7 @@ pub mod connection;
 pub mod export;
 pub mod headers;
 pub mod health;
+pub mod layers;
 pub mod mail;
 pub mod memory;
 pub mod outbox;
@@ -39,28 +40,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use axum::extract::ConnectInfo;
-
 use axum::Router;
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::extract::{ConnectInfo, Request};
+use axum::http::{Uri, header};
 use axum::response::{IntoResponse, Response};
-use std::convert::Infallible;
-
-use axum::http::Uri;
-use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
+use tower::{ServiceBuilder, ServiceExt};
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 use crate::headers::{HSTS, Rule};
+use crate::layers::{Guard, Headed, Metered, Page};
 use crate::memory::Memory;
 use crate::waitlist::Waitlist;
 
-/// A service answering with one page whatever is asked: the 404 page.
-type Page = BoxCloneSyncService<Request, Response, Infallible>;
+/// The site as one service: what [`Site::router`] makes and [`serve`] serves.
+pub type App = Headed<Router>;
 
 /// What a site needs before it can be served.
 #[derive(Debug, thiserror::Error)]
@@ -130,10 +125,11 @@ impl Site {
         self
     }
 
-    /// The service: files behind [`guard`], the waitlist's endpoint (or a route that says
-    /// the server is not collecting), `/healthz` and `/readyz`, and [`add_headers`]
-    /// around all.
-    pub fn router(self) -> Router {
+    /// The service: files behind [`Guard`], the waitlist's endpoint (or a route that says
+    /// the server is not collecting), both logged and [`Metered`]; `/healthz` and
+    /// `/readyz`; and [`Headed`] around all. Each layer wraps its service once (see
+    /// [`layers`]); the two routers are the only boxes a request goes through.
+    pub fn router(self) -> App {
         let serve = || {
             ServeDir::with_backend(&self.dist, self.files.clone())
                 .precompressed_br()
@@ -171,7 +167,10 @@ impl Site {
             .append_index_html_on_directories(true)
             .redirect_to_trailing_slash(false)
             .not_found_service(not_found.clone());
-        let rules = Arc::new(self.rules);
+        let files = ServiceBuilder::new()
+            .layer(Guard::layer(not_found))
+            .map_response(IntoResponse::into_response)
+            .service(files);
         let health = health::Health {
             draining: self.draining,
             store: self.waitlist.as_ref().map(|w| w.store().clone()),
@@ -179,11 +178,7 @@ impl Site {
         let api = self
             .waitlist
             .map_or_else(waitlist::not_collecting, Waitlist::router);
-        Router::new()
-            .fallback_service(files)
-            .layer(middleware::from_fn_with_state(not_found, guard))
-            .merge(api)
-            .layer(middleware::from_fn(prometheus::record))
+        let logged = ServiceBuilder::new()
             .layer(
                 TraceLayer::new_for_http()
                     .make_span_with(request_span as fn(&Request) -> tracing::Span)
@@ -193,24 +188,31 @@ impl Site {
                     .on_eos(())
                     .on_failure(()),
             )
-            // Probed every few seconds by a load balancer: not logged.
+            .map_response(IntoResponse::into_response)
+            .layer(Metered::layer())
+            .service(Router::new().merge(api).fallback_service(files));
+        // Probed every few seconds by a load balancer: not logged.
+        let routed = Router::new()
             .merge(health.router())
-            .layer(middleware::from_fn_with_state(rules, add_headers))
+            .fallback_service(logged);
+        ServiceBuilder::new()
+            .layer(Headed::layer(self.rules.into()))
+            .service(routed)
     }
 }
 
 /// The span of a request's log line: method, path (never the query) and client.
 fn request_span(request: &Request) -> tracing::Span {
+    // Fields are written only if the span is enabled (at `RUST_LOG=info` or finer).
     let client = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip().to_string())
-        .unwrap_or_default();
+        .map(|ConnectInfo(peer)| peer.ip());
     tracing::info_span!(
         "request",
         method = %request.method(),
         path = %request.uri().path(),
-        client = %client,
+        client = client.map(tracing::field::display),
     )
 }
 
@@ -309,74 +311,6 @@ fn percent_decode(path: &str) -> Result<String, ()> {
         }
     }
     String::from_utf8(out).map_err(|_| ())
-}
-
-/// Refuses what is not a plain `GET` or `HEAD` of a plain path; a hidden file is
-/// answered as a missing one, with the 404 page.
-pub async fn guard(State(not_found): State<Page>, request: Request, next: Next) -> Response {
-    if request.method() != Method::GET && request.method() != Method::HEAD {
-        let mut response =
-            (StatusCode::METHOD_NOT_ALLOWED, "405 Method Not Allowed\n").into_response();
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        return response;
-    }
-    match judge(request.uri().path()) {
-        Ok(()) => next.run(request).await,
-        Err(Refusal::Malformed) => (StatusCode::BAD_REQUEST, "400 Bad Request\n").into_response(),
-        Err(Refusal::Hidden) => match not_found.oneshot(request).await {
-            Ok(page) => (StatusCode::NOT_FOUND, page).into_response(),
-            Err(never) => match never {},
-        },
-    }
-}
-
-/// The `_headers` file's headers on every response; its other rules (the assets' cache
-/// policy) only on successful ones; `no-cache` wherever no rule set a cache policy.
-pub async fn add_headers(
-    State(rules): State<Arc<Vec<Rule>>>,
-    request: Request,
-    next: Next,
-) -> Response<Body> {
-    let path = request.uri().path().to_owned();
-    let mut response = next.run(request).await;
-    let succeeded = response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED;
-    let not_modified = response.status() == StatusCode::NOT_MODIFIED;
-    let out = response.headers_mut();
-    for rule in rules.iter() {
-        // `/*` is every response's, whatever was asked for (`*` itself included).
-        let everywhere = rule.pattern == "/*";
-        if everywhere || (succeeded && rule.matches(&path)) {
-            for (name, value) in &rule.headers {
-                out.insert(name.clone(), value.clone());
-            }
-        }
-    }
-    out.entry(header::CACHE_CONTROL)
-        .or_insert(HeaderValue::from_static("no-cache"));
-    // A 304 stands for the 200 it revalidates, which varies with the encoding asked for
-    // (ServeDir says so on its 200s only).
-    if not_modified {
-        out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    }
-    if let Some(typed) = with_charset(out.get(header::CONTENT_TYPE)) {
-        out.insert(header::CONTENT_TYPE, typed);
-    }
-    response
-}
-
-/// Text types say their encoding (every file of the build is UTF-8).
-fn with_charset(content_type: Option<&HeaderValue>) -> Option<HeaderValue> {
-    let value = content_type?.to_str().ok()?;
-    let text = value.starts_with("text/")
-        || value == "application/json"
-        || value == "image/svg+xml"
-        || value == "application/xml";
-    if !text || value.contains("charset") {
-        return None;
-    }
-    HeaderValue::try_from(format!("{value}; charset=utf-8")).ok()
 }
 
 #[cfg(test)]

@@ -350,6 +350,13 @@ enum Format {
     Json,
 }
 
+/// mimalloc rather than the C library's allocator: every request allocates and frees
+/// buffers of up to 64 KB (`ServeDir` reads each file through one), which glibc's malloc
+/// consolidates on each free and musl's (the container image's) serialises; with it the
+/// server answers about 7 % more requests per second (make bench, "Servers").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.log_format);

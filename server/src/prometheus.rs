@@ -5,12 +5,10 @@
 //! `metrics-exporter-prometheus`.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
-use axum::extract::Request;
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::http::StatusCode;
 use axum::routing::get;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
@@ -94,7 +92,7 @@ pub async fn serve(address: SocketAddr, handle: PrometheusHandle) -> Result<(), 
 }
 
 /// Which kind of route a path is, for the labels: few values, never the path itself.
-fn route_class(path: &str) -> &'static str {
+pub fn route_class(path: &str) -> &'static str {
     if path == crate::waitlist::PATH {
         "sign-up"
     } else if path.starts_with("/assets/") {
@@ -104,15 +102,12 @@ fn route_class(path: &str) -> &'static str {
     }
 }
 
-/// Counts and times every request (a middleware).
-pub async fn record(request: Request, next: Next) -> Response {
-    let route = route_class(request.uri().path());
-    let started = Instant::now();
-    let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
+/// A request answered: counted by route class and status, and timed
+/// ([`crate::layers::Metered`] calls it for every request it wraps).
+pub fn answered(route: &'static str, status: StatusCode, took: Duration) {
+    let status = status.as_u16().to_string();
     metrics::counter!(REQUESTS, "route" => route, "status" => status).increment(1);
-    metrics::histogram!(REQUEST_SECONDS, "route" => route).record(started.elapsed());
-    response
+    metrics::histogram!(REQUEST_SECONDS, "route" => route).record(took);
 }
 
 /// A database call's outcome and time.
