@@ -288,13 +288,24 @@ async function benchBackground(browser) {
   await context.addInitScript(() => {
     // Time every animation-frame callback: the renderer is the page's only user.
     const durations = [];
-    window.frameDurations = durations;
+    let waiting = null;
+    // Resolves once `n` more callbacks are timed, with their durations. Nothing polls
+    // meanwhile: on two cores, the harness waking to ask slows the very frames it times.
+    window.timeFrames = (n) =>
+      new Promise((resolve) => {
+        durations.length = 0;
+        waiting = { n, resolve };
+      });
     const raf = window.requestAnimationFrame.bind(window);
     window.requestAnimationFrame = (callback) =>
       raf((time) => {
         const start = performance.now();
         callback(time);
         durations.push(performance.now() - start);
+        if (waiting && durations.length >= waiting.n) {
+          waiting.resolve(durations.splice(0));
+          waiting = null;
+        }
       });
   });
   const page = await context.newPage();
@@ -303,10 +314,8 @@ async function benchBackground(browser) {
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
   // Start-up frames (compilation, first layout) are not the steady state: skip about a
   // second's worth, then take about three seconds' worth.
-  await page.waitForFunction(() => window.frameDurations.length >= 60);
-  await page.evaluate(() => window.frameDurations.splice(0));
-  await page.waitForFunction(() => window.frameDurations.length >= 180);
-  const frames = await page.evaluate(() => window.frameDurations.slice());
+  await page.evaluate(() => window.timeFrames(60));
+  const frames = await page.evaluate(() => window.timeFrames(180));
   const step = await page.evaluate(async ({ url, wasm }) => {
     const m = await import(url);
     await m.default({ module_or_path: wasm });
