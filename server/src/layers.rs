@@ -4,7 +4,7 @@
 //! They were axum `from_fn` middlewares, each applied with `Router::layer`. Such a
 //! middleware boxes its future and clones the service inside it on every request, and
 //! `Router::layer` boxes every route once more: with three of them the server answered
-//! about a third fewer requests per second (make bench, "Servers"). These wrap their
+//! about a quarter fewer requests per second (make bench, "Servers"). These wrap their
 //! service once; a request costs them a clone of its `Uri` (a reference count) and
 //! nothing boxed, except the rare hidden path answered with the 404 page.
 
