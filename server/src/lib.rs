@@ -188,7 +188,6 @@ impl Site {
                     .on_eos(())
                     .on_failure(()),
             )
-            .map_response(IntoResponse::into_response)
             .layer(Metered::layer())
             .service(Router::new().merge(api).fallback_service(files));
         // Probed every few seconds by a load balancer: not logged.
