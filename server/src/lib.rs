@@ -18,6 +18,7 @@ pub mod headers;
 pub mod health;
 pub mod layers;
 pub mod mail;
+pub mod memo;
 pub mod memory;
 pub mod outbox;
 pub mod prometheus;
@@ -51,6 +52,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::headers::{HSTS, Rule};
 use crate::layers::{Guard, Headed, Metered, Page};
+use crate::memo::Memo;
 use crate::memory::Memory;
 use crate::waitlist::Waitlist;
 
@@ -169,6 +171,7 @@ impl Site {
             .not_found_service(not_found.clone());
         let files = ServiceBuilder::new()
             .layer(Guard::layer(not_found))
+            .layer(Memo::layer())
             .map_response(IntoResponse::into_response)
             .service(files);
         let health = health::Health {

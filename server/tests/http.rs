@@ -178,6 +178,33 @@ fn decoded_bodies_are_byte_identical_in_every_encoding() {
 }
 
 #[test]
+fn an_answer_asked_for_again_is_the_same_in_every_encoding() {
+    // The second of each is given from what the server kept of the first (memo.rs).
+    for target in ["/", "/contact", "/assets/app-Ab12.js", "/assets/missing.js"] {
+        for accept in ["", "Accept-Encoding: br", "Accept-Encoding: gzip, br;q=0"] {
+            let first = get(target, accept);
+            let again = get(target, accept);
+            let without_date = |reply: &Reply| {
+                let mut headers = reply.headers.clone();
+                headers.retain(|(name, _)| name != "date");
+                headers.sort();
+                headers
+            };
+            assert_eq!(again.status, first.status, "{target} {accept}");
+            assert_eq!(
+                without_date(&again),
+                without_date(&first),
+                "{target} {accept}"
+            );
+            assert_eq!(again.body, first.body, "{target} {accept}");
+        }
+    }
+    let gzip = get("/", "Accept-Encoding: gzip, br;q=0");
+    assert_eq!(gzip.header("content-encoding"), Some("gzip"));
+    assert_eq!(get("/", "").header("content-encoding"), None);
+}
+
+#[test]
 fn conditional_requests_get_304() {
     for accept in ["", "Accept-Encoding: br", "Accept-Encoding: gzip"] {
         let first = get("/assets/app-Ab12.js", accept);
