@@ -362,9 +362,11 @@ enum Format {
 }
 
 /// mimalloc rather than the C library's allocator: every request allocates and frees
-/// buffers of up to 64 KB (`ServeDir` reads each file through one), which glibc's malloc
-/// consolidates on each free and musl's (the container image's) serialises; with it the
-/// server answers about 7 % more requests per second (make bench, "Servers").
+/// headers, spans and log lines, and `ServeDir` reads a file through a buffer of up to
+/// 64 KB whenever it answers (the memo's first answers, ranges, `HEAD`), which glibc's
+/// malloc consolidates on each free and musl's (the container image's) serialises; with
+/// it the server answered about 7 % more requests per second (make bench, "Servers",
+/// measured before the memo).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
