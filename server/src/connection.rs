@@ -194,18 +194,24 @@ impl<T> Watched<T> {
     }
 }
 
-/// After an operation on a watched connection: progress is noted; waiting past the idle
-/// time since the last progress is an error.
+/// After an operation on a watched connection: an operation that moved bytes notes the
+/// time; one that waits fails once the idle time has passed since bytes last moved. An
+/// operation that is done without moving a byte (a flush with nothing buffered, as hyper
+/// makes whenever its task wakes) is not progress: counted as such, a connection woken
+/// now and then was never closed.
 fn watch<T>(
     result: Poll<io::Result<T>>,
+    moved_bytes: impl FnOnce(&T) -> bool,
     deadline: &mut Pin<Box<Sleep>>,
     moved: &mut Instant,
     idle: Duration,
     cx: &mut Context<'_>,
 ) -> Poll<io::Result<T>> {
-    if result.is_ready() {
-        *moved = Instant::now();
-        return result;
+    if let Poll::Ready(done) = result {
+        if done.as_ref().is_ok_and(moved_bytes) {
+            *moved = Instant::now();
+        }
+        return Poll::Ready(done);
     }
     while deadline.as_mut().poll(cx).is_ready() {
         let due = *moved + idle;
@@ -227,8 +233,12 @@ impl<T: AsyncRead> AsyncRead for Watched<T> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.project();
+        let before = buf.filled().len();
+        let result = this.io.poll_read(cx, buf);
+        let after = buf.filled().len();
         watch(
-            this.io.poll_read(cx, buf),
+            result,
+            |()| after > before,
             this.deadline,
             this.moved,
             *this.idle,
@@ -246,6 +256,7 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         let this = self.project();
         watch(
             this.io.poll_write(cx, buf),
+            |&n| n > 0,
             this.deadline,
             this.moved,
             *this.idle,
@@ -257,6 +268,7 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         let this = self.project();
         watch(
             this.io.poll_flush(cx),
+            |()| false,
             this.deadline,
             this.moved,
             *this.idle,
@@ -276,6 +288,7 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         let this = self.project();
         watch(
             this.io.poll_write_vectored(cx, bufs),
+            |&n| n > 0,
             this.deadline,
             this.moved,
             *this.idle,
@@ -285,5 +298,72 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
 
     fn is_write_vectored(&self) -> bool {
         self.io.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    const IDLE: Duration = Duration::from_secs(2);
+
+    /// Reads from `watched` until it fails, flushing it every `every` meanwhile (as hyper
+    /// does when it has nothing to write); how long after `started` it failed, and how.
+    async fn read_until_error(
+        watched: &mut Watched<tokio::io::DuplexStream>,
+        every: Duration,
+        started: Instant,
+    ) -> (Duration, io::ErrorKind) {
+        let mut flushes = tokio::time::interval(every);
+        let mut buf = [0; 16];
+        let give_up = tokio::time::sleep(Duration::from_secs(60));
+        tokio::pin!(give_up);
+        loop {
+            tokio::select! {
+                read = watched.read(&mut buf) => match read {
+                    Err(e) => return (started.elapsed(), e.kind()),
+                    Ok(0) => panic!("the peer closed"),
+                    Ok(_) => {}
+                },
+                _ = flushes.tick() => watched.flush().await.unwrap(),
+                () = &mut give_up => panic!("still open after a minute"),
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn flushing_nothing_is_not_progress() {
+        let (_peer, io) = tokio::io::duplex(64);
+        let started = Instant::now();
+        let mut watched = Watched::new(io, IDLE);
+        let (after, kind) =
+            read_until_error(&mut watched, Duration::from_millis(300), started).await;
+        assert_eq!(kind, io::ErrorKind::TimedOut);
+        assert_eq!(after, IDLE, "closed after {after:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn each_byte_that_moves_gives_another_idle_period() {
+        let (mut peer, io) = tokio::io::duplex(64);
+        let started = Instant::now();
+        let mut watched = Watched::new(io, IDLE);
+        let writer = tokio::spawn(async move {
+            for _ in 0..4 {
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                peer.write_all(b"x").await.unwrap();
+            }
+            peer
+        });
+        let (after, kind) =
+            read_until_error(&mut watched, Duration::from_millis(700), started).await;
+        assert_eq!(kind, io::ErrorKind::TimedOut);
+        // The last byte came at 6 s.
+        assert_eq!(
+            after,
+            Duration::from_secs(6) + IDLE,
+            "closed after {after:?}"
+        );
+        drop(writer.await.unwrap());
     }
 }
