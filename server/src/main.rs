@@ -472,6 +472,8 @@ async fn serve(
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    // The address bound, so that `--port 0` says which port the system gave.
+    let address = listener.local_addr().unwrap_or(address);
     println!("serving {} on http://{address}", dist.display());
     if let Some((_, location)) = &store {
         println!(

@@ -380,14 +380,15 @@ impl Server {
         )
     }
 
-    /// Started by `command` (the binary, or a wrapper such as prlimit that runs it).
+    /// Started by `command` (the binary, or a wrapper such as prlimit that runs it), on a
+    /// port the system picks (`--port 0`), read back from the line the server prints: a
+    /// port found free beforehand could be taken by another test's connection meanwhile.
     pub fn start_with(mut command: Command, database: Option<&Location>, extra: &[&str]) -> Self {
-        let port = free_port();
         command
             .args(["serve", "--dist", fixture().to_str().unwrap()])
-            .args(["--port", &port.to_string(), "--sign-ups-per-minute", "0"])
+            .args(["--port", "0", "--sign-ups-per-minute", "0"])
             .args(extra)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(database) = database {
             command.args(["--database", &database.display()]);
@@ -404,9 +405,23 @@ impl Server {
                     .push_str(&String::from_utf8_lossy(&chunk[..n]));
             }
         });
-        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        // The "serving DIST on http://ADDRESS" line; the rest of standard output is read
+        // and dropped, so that the server never blocks on a full pipe.
+        let (found, bound) = std::sync::mpsc::channel();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(stdout).map_while(Result::ok) {
+                let said = line.strip_prefix("serving ");
+                if let Some((_, address)) = said.and_then(|rest| rest.rsplit_once(" on http://")) {
+                    let _ = found.send(address.parse::<SocketAddr>().unwrap());
+                }
+            }
+        });
         let started = Instant::now();
-        while TcpStream::connect(address).is_err() {
+        let address = loop {
+            if let Ok(address) = bound.recv_timeout(Duration::from_millis(20)) {
+                break address;
+            }
             assert!(
                 started.elapsed() < Duration::from_secs(20),
                 "the server did not start: {}",
@@ -415,8 +430,7 @@ impl Server {
             if let Some(status) = child.try_wait().unwrap() {
                 panic!("the server exited ({status}): {}", stderr.lock().unwrap());
             }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        };
         Self {
             child,
             address,
