@@ -170,15 +170,10 @@ fn is_connection_error(e: &io::Error) -> bool {
 pin_project! {
     /// A connection that fails with `TimedOut` once no byte has moved either way for its
     /// idle timeout while the server waits to read or write.
-    ///
-    /// Progress only notes the time; the timer is moved when it fires early. Resetting it
-    /// on every read and write took a lock on tokio's timer wheel three times a request.
     pub struct Watched<T> {
         #[pin]
         io: T,
-        deadline: Pin<Box<Sleep>>,
-        moved: Instant,
-        idle: Duration,
+        clock: IdleClock,
     }
 }
 
@@ -187,43 +182,60 @@ impl<T> Watched<T> {
     pub fn new(io: T, idle: Duration) -> Self {
         Self {
             io,
-            deadline: Box::pin(tokio::time::sleep(idle)),
-            moved: Instant::now(),
-            idle,
+            clock: IdleClock {
+                deadline: Box::pin(tokio::time::sleep(idle)),
+                moved: Instant::now(),
+                idle,
+            },
         }
     }
 }
 
-/// After an operation on a watched connection: an operation that moved bytes notes the
-/// time; one that waits fails once the idle time has passed since bytes last moved. An
-/// operation that is done without moving a byte (a flush with nothing buffered, as hyper
-/// makes whenever its task wakes) is not progress: counted as such, a connection woken
-/// now and then was never closed.
-fn watch<T>(
-    result: Poll<io::Result<T>>,
-    moved_bytes: impl FnOnce(&T) -> bool,
-    deadline: &mut Pin<Box<Sleep>>,
-    moved: &mut Instant,
+/// When bytes last moved on a watched connection, and the timer that ends it.
+///
+/// Progress only notes the time; the timer is moved when it fires early. Resetting it
+/// on every read and write took a lock on tokio's timer wheel three times a request.
+struct IdleClock {
+    deadline: Pin<Box<Sleep>>,
+    moved: Instant,
     idle: Duration,
-    cx: &mut Context<'_>,
-) -> Poll<io::Result<T>> {
-    if let Poll::Ready(done) = result {
-        if done.as_ref().is_ok_and(moved_bytes) {
-            *moved = Instant::now();
+}
+
+impl IdleClock {
+    /// After an operation on the connection: if it `moved_bytes`, the time is noted; if it
+    /// waits, it fails once the idle time has passed since bytes last moved. An operation
+    /// that is done without moving a byte (a flush with nothing buffered, as hyper makes
+    /// whenever its task wakes) is not progress: counted as such, a connection woken now
+    /// and then was never closed.
+    fn watch<T>(
+        &mut self,
+        result: Poll<io::Result<T>>,
+        moved_bytes: bool,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<T>> {
+        if moved_bytes {
+            self.moved = Instant::now();
         }
-        return Poll::Ready(done);
-    }
-    while deadline.as_mut().poll(cx).is_ready() {
-        let due = *moved + idle;
-        if due <= Instant::now() {
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "the connection was idle too long",
-            )));
+        if result.is_ready() {
+            return result;
         }
-        deadline.as_mut().reset(due);
+        while self.deadline.as_mut().poll(cx).is_ready() {
+            let due = self.moved + self.idle;
+            if due <= Instant::now() {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the connection was idle too long",
+                )));
+            }
+            self.deadline.as_mut().reset(due);
+        }
+        Poll::Pending
     }
-    Poll::Pending
+}
+
+/// Whether a write moved bytes.
+fn wrote(result: &Poll<io::Result<usize>>) -> bool {
+    matches!(result, Poll::Ready(Ok(n)) if *n > 0)
 }
 
 impl<T: AsyncRead> AsyncRead for Watched<T> {
@@ -235,15 +247,7 @@ impl<T: AsyncRead> AsyncRead for Watched<T> {
         let this = self.project();
         let before = buf.filled().len();
         let result = this.io.poll_read(cx, buf);
-        let after = buf.filled().len();
-        watch(
-            result,
-            |()| after > before,
-            this.deadline,
-            this.moved,
-            *this.idle,
-            cx,
-        )
+        this.clock.watch(result, buf.filled().len() > before, cx)
     }
 }
 
@@ -254,26 +258,15 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
-        watch(
-            this.io.poll_write(cx, buf),
-            |&n| n > 0,
-            this.deadline,
-            this.moved,
-            *this.idle,
-            cx,
-        )
+        let result = this.io.poll_write(cx, buf);
+        let moved = wrote(&result);
+        this.clock.watch(result, moved, cx)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
-        watch(
-            this.io.poll_flush(cx),
-            |()| false,
-            this.deadline,
-            this.moved,
-            *this.idle,
-            cx,
-        )
+        let result = this.io.poll_flush(cx);
+        this.clock.watch(result, false, cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -286,14 +279,9 @@ impl<T: AsyncWrite> AsyncWrite for Watched<T> {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
-        watch(
-            this.io.poll_write_vectored(cx, bufs),
-            |&n| n > 0,
-            this.deadline,
-            this.moved,
-            *this.idle,
-            cx,
-        )
+        let result = this.io.poll_write_vectored(cx, bufs);
+        let moved = wrote(&result);
+        this.clock.watch(result, moved, cx)
     }
 
     fn is_write_vectored(&self) -> bool {
