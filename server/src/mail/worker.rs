@@ -3,9 +3,9 @@
 //! A sign-up writes its email into the `outbox` table in its own transaction
 //! ([`crate::store::Store::sign_up`]), so an acknowledged sign-up never lacks its email.
 //! The worker claims the emails that are due, a few at a time, by moving their next
-//! attempt a lease ahead ([`LEASE_MS`]): with several instances on one PostgreSQL, each
-//! email is claimed by one (`FOR UPDATE SKIP LOCKED`), and one whose instance died while
-//! sending is claimed again once the lease is over. A mail server that is down, slow or
+//! attempt a lease ahead ([`LEASE_MS`], [`crate::store::Store::claim_due`]): with several
+//! instances on one PostgreSQL, each email is claimed by one, and one whose instance died
+//! while sending is claimed again once the lease is over. A mail server that is down, slow or
 //! answers 4xx delays an email ([`backoff_ms`]); one that refuses it for good (5xx), or
 //! [`MAX_ATTEMPTS`] failures, mark it failed. A restart resumes where the table says.
 //!
@@ -18,15 +18,17 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use lathe_core::retention::confirm_link_expires;
-use sqlx::Row;
 use tokio::sync::Notify;
 
-use crate::mail::{Kind, Links, Mailer, letter};
-use crate::store::{Backend, Store};
-use crate::token::{Claims, Key, Purpose};
+use super::Mailer;
+use super::letters::{Links, letter};
+use crate::domain::token::{Claims, Key, Purpose};
+use crate::domain::{Kind, Status};
+use crate::operations::metrics;
+use crate::store::{Claimed, Recipient, Store, StoreError};
 
 /// How long a claimed email is left to the instance that claimed it: far longer than an
-/// SMTP conversation may take ([`crate::mail::SMTP_TIMEOUT`]).
+/// SMTP conversation may take ([`super::mailer::SMTP_TIMEOUT`]).
 pub const LEASE_MS: i64 = 60_000;
 /// After this many failed attempts (about a day of backoff), an email is marked failed.
 pub const MAX_ATTEMPTS: i64 = 30;
@@ -48,65 +50,6 @@ pub const fn backoff_ms(attempts: i64) -> i64 {
         1_000 << exponent
     };
     if ms > 3_600_000 { 3_600_000 } else { ms }
-}
-
-/// The outbox's counters, for the metrics: by kind and outcome.
-pub const EMAILS: &str = "lathe_emails_total";
-
-fn count(kind: &str, outcome: &'static str) {
-    metrics::counter!(EMAILS, "kind" => kind.to_owned(), "outcome" => outcome).increment(1);
-}
-
-/// How many emails are waiting (queued, or waiting to be tried again), sent and failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Counts {
-    /// Not sent yet.
-    pub queued: i64,
-    /// Sent.
-    pub sent: i64,
-    /// Refused for good, or failed too often.
-    pub failed: i64,
-}
-
-/// The outbox's counts, for the owner (`lathe-site waitlist outbox`).
-///
-/// # Errors
-/// The database failing.
-pub async fn counts(store: &Store) -> Result<Counts, sqlx::Error> {
-    let (queued, sent, failed): (i64, i64, i64) = sqlx::query_as(
-        "SELECT
-             COUNT(*) - COUNT(sent_at) - COUNT(failed_at),
-             COUNT(sent_at),
-             COUNT(failed_at)
-         FROM outbox",
-    )
-    .fetch_one(store.pool())
-    .await?;
-    Ok(Counts {
-        queued,
-        sent,
-        failed,
-    })
-}
-
-/// An email claimed for sending.
-#[derive(Debug)]
-struct Claimed {
-    id: String,
-    email_key: String,
-    kind: String,
-    created_at: i64,
-    /// Including this one.
-    attempts: i64,
-}
-
-/// Who an email goes to, as the entry is now.
-struct Recipient {
-    email: String,
-    id: String,
-    status: String,
-    confirm_nonce: Option<String>,
-    manage_nonce: String,
 }
 
 /// What the worker needs: the database, the mail server, the key the links are signed
@@ -162,66 +105,14 @@ impl Outbox {
     ///
     /// # Errors
     /// The database failing.
-    pub async fn deliver_due(&self, now: i64) -> Result<usize, sqlx::Error> {
-        let claimed = self.claim(now).await?;
+    pub async fn deliver_due(&self, now: i64) -> Result<usize, StoreError> {
+        let claimed = self.store.claim_due(now, LEASE_MS, BATCH).await?;
         let deliveries: Vec<_> = claimed.iter().map(|email| self.deliver(email)).collect();
         let mut delivered = futures_util::stream::iter(deliveries).buffer_unordered(AT_ONCE);
         while let Some(done) = delivered.next().await {
             done?;
         }
         Ok(claimed.len())
-    }
-
-    async fn claim(&self, now: i64) -> Result<Vec<Claimed>, sqlx::Error> {
-        let lock = match self.store.backend() {
-            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
-            // One connection writes a SQLite file: there is nobody to skip.
-            Backend::Sqlite => "",
-        };
-        let rows = sqlx::query(&format!(
-            "UPDATE outbox SET next_attempt_at = $1, attempts = attempts + 1
-             WHERE id IN (
-                 SELECT id FROM outbox
-                 WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
-                 ORDER BY next_attempt_at LIMIT $3 {lock})
-             RETURNING id, email_key, kind, created_at, attempts"
-        ))
-        .bind(now + LEASE_MS)
-        .bind(now)
-        .bind(BATCH)
-        .fetch_all(self.store.pool())
-        .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(Claimed {
-                    id: row.try_get("id")?,
-                    email_key: row.try_get("email_key")?,
-                    kind: row.try_get("kind")?,
-                    created_at: row.try_get("created_at")?,
-                    attempts: row.try_get("attempts")?,
-                })
-            })
-            .collect()
-    }
-
-    async fn recipient(&self, key: &str) -> Result<Option<Recipient>, sqlx::Error> {
-        let row = sqlx::query(
-            "SELECT email, id, status, confirm_nonce, manage_nonce FROM waitlist
-             WHERE email_key = $1",
-        )
-        .bind(key)
-        .fetch_optional(self.store.pool())
-        .await?;
-        row.map(|row| {
-            Ok(Recipient {
-                email: row.try_get("email")?,
-                id: row.try_get("id")?,
-                status: row.try_get("status")?,
-                confirm_nonce: row.try_get("confirm_nonce")?,
-                manage_nonce: row.try_get("manage_nonce")?,
-            })
-        })
-        .transpose()
     }
 
     /// The links of an email of `kind` to `to`, queued at `queued_at`.
@@ -247,22 +138,16 @@ impl Outbox {
         }
     }
 
-    async fn deliver(&self, email: &Claimed) -> Result<(), sqlx::Error> {
-        let pool = self.store.pool();
-        let kind = Kind::parse(&email.kind);
-        let recipient = self.recipient(&email.email_key).await?;
+    async fn deliver(&self, email: &Claimed) -> Result<(), StoreError> {
+        let recipient = self.store.recipient(&email.email_key).await?;
         // Erased since, or confirmed since a confirmation was queued: nothing to say.
-        let due = match (kind, &recipient) {
-            (Some(Kind::Confirm), Some(to)) if to.status == "confirmed" => None,
+        let due = match (email.kind, &recipient) {
+            (Some(Kind::Confirm), Some(to)) if to.status == Status::Confirmed => None,
             (Some(kind), Some(to)) => Some((kind, to)),
             _ => None,
         };
         let Some((kind, to)) = due else {
-            sqlx::query("DELETE FROM outbox WHERE id = $1")
-                .bind(&email.id)
-                .execute(pool)
-                .await?;
-            return Ok(());
+            return self.store.discard(&email.id).await;
         };
         let letter = letter(
             kind,
@@ -277,54 +162,28 @@ impl Outbox {
             .await
             .map_err(|e| (e.is_transient(), without_addresses(&e.to_string())));
         let now = crate::now_ms();
+        let (kind, attempt) = (kind.as_str(), email.attempts);
         match sent {
             Ok(()) => {
-                let mut tx = pool.begin().await?;
-                sqlx::query("UPDATE outbox SET sent_at = $1, last_error = NULL WHERE id = $2")
-                    .bind(now)
-                    .bind(&email.id)
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query("UPDATE waitlist SET last_interaction_at = $1 WHERE email_key = $2")
-                    .bind(now)
-                    .bind(&email.email_key)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                tracing::info!(kind = kind.as_str(), attempt = email.attempts, "email sent");
-                count(kind.as_str(), "sent");
+                self.store.sent(email, now).await?;
+                tracing::info!(kind, attempt, "email sent");
+                metrics::email(kind, "sent");
             }
-            Err((transient, e)) if transient && email.attempts < MAX_ATTEMPTS => {
-                let wait = backoff_ms(email.attempts);
-                sqlx::query(
-                    "UPDATE outbox SET next_attempt_at = $1, last_error = $2 WHERE id = $3",
-                )
-                .bind(now + wait)
-                .bind(&e)
-                .bind(&email.id)
-                .execute(pool)
-                .await?;
+            Err((transient, e)) if transient && attempt < MAX_ATTEMPTS => {
+                let wait = backoff_ms(attempt);
+                self.store.retry_at(&email.id, now + wait, &e).await?;
                 tracing::warn!(
-                    kind = kind.as_str(),
-                    attempt = email.attempts,
+                    kind,
+                    attempt,
                     retry_in_ms = wait,
                     "email not sent, will retry: {e}"
                 );
-                count(kind.as_str(), "retried");
+                metrics::email(kind, "retried");
             }
             Err((_, e)) => {
-                sqlx::query("UPDATE outbox SET failed_at = $1, last_error = $2 WHERE id = $3")
-                    .bind(now)
-                    .bind(&e)
-                    .bind(&email.id)
-                    .execute(pool)
-                    .await?;
-                tracing::error!(
-                    kind = kind.as_str(),
-                    attempt = email.attempts,
-                    "email failed: {e}"
-                );
-                count(kind.as_str(), "failed");
+                self.store.failed(&email.id, now, &e).await?;
+                tracing::error!(kind, attempt, "email failed: {e}");
+                metrics::email(kind, "failed");
             }
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! says the process answers; `/readyz` that it should be sent traffic: 200 while the
 //! database (if it collects) answers within [`READY_TIMEOUT`], 503 with the reason
 //! otherwise, and 503 from the moment it is told to stop (see
-//! [`crate::connection::Limits::shutdown_delay`]). Neither is cached or logged as a page.
+//! `--shutdown-delay`). Neither is cached or logged as a page.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +14,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// The liveness route.
 pub const HEALTHZ: &str = "/healthz";
@@ -58,9 +58,13 @@ async fn readyz(State(health): State<Health>) -> Response {
     };
     match tokio::time::timeout(READY_TIMEOUT, store.ready()).await {
         Ok(Ok(())) => text(StatusCode::OK, "ready\n".to_owned()),
-        Ok(Err(reason)) => text(
+        Ok(Err(StoreError::Unreachable(reason))) => text(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("the database is unreachable: {reason}\n"),
+        ),
+        Ok(Err(StoreError::Failed(e))) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the database failed: {e}\n"),
         ),
         Err(_) => text(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -84,34 +88,48 @@ fn text(status: StatusCode, body: String) -> Response {
 /// How long [`probe`] waits for a whole answer.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Why [`probe`] had no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// Nothing listens there.
+    #[error("cannot connect to {0}: {1}")]
+    Connect(std::net::SocketAddr, #[source] std::io::Error),
+    /// It did not speak HTTP.
+    #[error("{0}")]
+    Http(String),
+    /// It did not answer in time.
+    #[error("no answer from {0} within {PROBE_TIMEOUT:?}")]
+    Silent(std::net::SocketAddr),
+}
+
 /// Asks the server at `address` for [`READYZ`] (the container image's health check,
 /// `lathe-site ready`: the image has no curl) and gives the status it answered.
 ///
 /// # Errors
 /// No connection, no answer within [`PROBE_TIMEOUT`], or not HTTP.
-pub async fn probe(address: std::net::SocketAddr) -> Result<StatusCode, String> {
+pub async fn probe(address: std::net::SocketAddr) -> Result<StatusCode, ProbeError> {
     use http_body_util::Empty;
     use hyper::body::Bytes;
     let asked = async {
         let stream = tokio::net::TcpStream::connect(address)
             .await
-            .map_err(|e| format!("cannot connect to {address}: {e}"))?;
+            .map_err(|e| ProbeError::Connect(address, e))?;
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| ProbeError::Http(e.to_string()))?;
         tokio::spawn(connection);
         let request = hyper::Request::get(READYZ)
             .header(header::HOST, address.to_string())
             .body(Empty::<Bytes>::new())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ProbeError::Http(e.to_string()))?;
         let response = sender
             .send_request(request)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ProbeError::Http(e.to_string()))?;
         Ok(response.status())
     };
     tokio::time::timeout(PROBE_TIMEOUT, asked)
         .await
-        .map_err(|_| format!("no answer from {address} within {PROBE_TIMEOUT:?}"))?
+        .map_err(|_| ProbeError::Silent(address))?
 }

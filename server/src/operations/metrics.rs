@@ -1,7 +1,8 @@
 //! The server's metrics, in Prometheus' text format, on a listener of their own
 //! (`--metrics-addr`, never the site's port): requests by route class and status and
-//! their latency, sign-ups stored and refused by reason, the database's errors and
-//! latency, open connections, confirmations, and the outbox's emails. Recorded with the `metrics` facade; rendered by
+//! their latency, sign-ups stored and refused by reason, link requests refused by reason,
+//! the database's errors and latency, open connections, confirmations, and the outbox's
+//! emails. Every metric's name is here. Recorded with the `metrics` facade; rendered by
 //! `metrics-exporter-prometheus`.
 
 use std::net::SocketAddr;
@@ -28,22 +29,35 @@ pub const DATABASE_SECONDS: &str = "lathe_database_duration_seconds";
 pub const OPEN_CONNECTIONS: &str = "lathe_open_connections";
 /// Addresses confirmed from their emails' links.
 pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
+/// Requests from the emails' links refused before their link was read, by `reason`.
+pub const LINKS_REFUSED: &str = "lathe_link_requests_refused_total";
+/// Emails by `kind` and `outcome` (queued, sent, retried, failed).
+pub const EMAILS: &str = "lathe_emails_total";
 
 /// Latency buckets, in seconds: from a cached file to a slow database.
 const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
 ];
 
+/// Why the metrics could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// A recorder was installed already in this process.
+    #[error("cannot record metrics: {0}")]
+    Recorder(#[from] metrics_exporter_prometheus::BuildError),
+    /// The address cannot be listened on.
+    #[error("cannot listen for metrics on {0}: {1}")]
+    Listen(SocketAddr, #[source] std::io::Error),
+}
+
 /// Installs the recorder (once per process); its handle renders the text.
 ///
 /// # Errors
 /// A recorder was installed already.
-pub fn install() -> Result<PrometheusHandle, String> {
+pub fn install() -> Result<PrometheusHandle, MetricsError> {
     let handle = PrometheusBuilder::new()
-        .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &BUCKETS)
-        .map_err(|e| e.to_string())?
-        .install_recorder()
-        .map_err(|e| e.to_string())?;
+        .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &BUCKETS)?
+        .install_recorder()?;
     describe();
     Ok(handle)
 }
@@ -71,43 +85,62 @@ fn describe() {
         "Addresses confirmed from their emails' links."
     );
     describe_counter!(
-        crate::outbox::EMAILS,
+        LINKS_REFUSED,
+        "Requests from the emails' links refused before their link was read, by reason."
+    );
+    describe_counter!(
+        EMAILS,
         "Emails by kind (confirm, already) and outcome (queued, sent, retried, failed)."
     );
 }
 
-/// Serves `GET /metrics` on `address` until the process ends.
+/// The owner's listener: `GET /metrics`, bound to `address`.
 ///
 /// # Errors
 /// The address cannot be listened on.
-pub async fn serve(address: SocketAddr, handle: PrometheusHandle) -> Result<(), String> {
-    let listener = tokio::net::TcpListener::bind(address)
+pub async fn listen(address: SocketAddr) -> Result<tokio::net::TcpListener, MetricsError> {
+    tokio::net::TcpListener::bind(address)
         .await
-        .map_err(|e| format!("cannot listen for metrics on {address}: {e}"))?;
-    let app = Router::new().route("/metrics", get(move || async move { handle.render() }));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    Ok(())
+        .map_err(|e| MetricsError::Listen(address, e))
 }
 
-/// Which kind of route a path is, for the labels: few values, never the path itself.
-pub fn route_class(path: &str) -> &'static str {
-    if path == crate::waitlist::PATH {
-        "sign-up"
-    } else if path.starts_with("/assets/") {
-        "asset"
-    } else {
-        "page"
-    }
+/// Serves `GET /metrics` on `listener`, from `handle`, until the task is dropped.
+pub async fn serve(listener: tokio::net::TcpListener, handle: PrometheusHandle) {
+    let app = Router::new().route("/metrics", get(move || async move { handle.render() }));
+    let _ = axum::serve(listener, app).await;
 }
 
 /// A request answered: counted by route class and status, and timed
-/// ([`crate::layers::Metered`] calls it for every request it wraps).
+/// (the site's metering layer calls it for every request it wraps).
 pub fn answered(route: &'static str, status: StatusCode, took: Duration) {
     let status = status.as_u16().to_string();
     metrics::counter!(REQUESTS, "route" => route, "status" => status).increment(1);
     metrics::histogram!(REQUEST_SECONDS, "route" => route).record(took);
+}
+
+/// A sign-up was stored.
+pub fn sign_up_stored() {
+    metrics::counter!(SIGN_UPS_STORED).increment(1);
+}
+
+/// A sign-up was refused (or dropped, as the honeypot's) for `reason`.
+pub fn sign_up_refused(reason: &'static str) {
+    metrics::counter!(SIGN_UPS_REFUSED, "reason" => reason).increment(1);
+}
+
+/// A link's request was refused for `reason` before its link was read.
+pub fn link_refused(reason: &'static str) {
+    metrics::counter!(LINKS_REFUSED, "reason" => reason).increment(1);
+}
+
+/// An address was confirmed.
+pub fn confirmed() {
+    metrics::counter!(CONFIRMATIONS).increment(1);
+}
+
+/// An email of `kind` had `outcome`.
+pub fn email(kind: &'static str, outcome: &'static str) {
+    metrics::counter!(EMAILS, "kind" => kind, "outcome" => outcome).increment(1);
 }
 
 /// A database call's outcome and time.

@@ -192,7 +192,7 @@ mod tests {
     use tower::ServiceExt;
 
     use super::*;
-    use crate::layers::Page;
+    use crate::http::layers::Page;
 
     /// A stand-in for `ServeDir`: the path and the encodings asked for in the body, 404
     /// for `/missing`, and a count of the calls that reached it.

@@ -5,7 +5,7 @@
 //!   one (hyper's header read timeout);
 //! - a connection on which no byte moves either way for [`Limits::idle_timeout`] is closed
 //!   ([`Watched`]): a stalled body, a client that stopped reading;
-//! - a sign-up's body has [`crate::waitlist::Settings::body_timeout`] to arrive (408);
+//! - a sign-up's body has its own deadline, set where the waitlist's routes are (408);
 //! - at most [`Limits::max_connections`] are served at once, below the process's
 //!   descriptor limit, so that the database and the files always have descriptors; the
 //!   next ones wait in the listen queue;
@@ -47,8 +47,9 @@ pub struct Limits {
     /// How long a connection may go without a byte moving either way while the server
     /// waits on it.
     pub idle_timeout: Duration,
-    /// How many connections are served at once.
-    pub max_connections: usize,
+    /// How many connections are served at once; `None` for as many as the descriptor
+    /// limit allows ([`max_connections`], which raises it first, when serving starts).
+    pub max_connections: Option<usize>,
     /// How long requests under way may take to finish once the server stops accepting.
     pub shutdown_timeout: Duration,
     /// Told to stop, how long the server goes on accepting and serving, `/readyz`
@@ -61,7 +62,7 @@ impl Default for Limits {
         Self {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
-            max_connections: max_connections(),
+            max_connections: None,
             shutdown_timeout: Duration::from_secs(10),
             shutdown_delay: Duration::ZERO,
         }
@@ -94,7 +95,11 @@ where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
 {
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let slots = limits
+        .max_connections
+        .unwrap_or_else(max_connections)
+        .max(1);
+    let slots = Arc::new(Semaphore::new(slots));
     let graceful = GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -137,10 +142,10 @@ where
             TowerToHyperService::new(service),
         );
         let connection = graceful.watch(connection);
-        metrics::gauge!(crate::prometheus::OPEN_CONNECTIONS).increment(1);
+        metrics::gauge!(crate::operations::metrics::OPEN_CONNECTIONS).increment(1);
         tokio::spawn(async move {
             let _ = connection.await;
-            metrics::gauge!(crate::prometheus::OPEN_CONNECTIONS).decrement(1);
+            metrics::gauge!(crate::operations::metrics::OPEN_CONNECTIONS).decrement(1);
             drop(slot);
         });
     }

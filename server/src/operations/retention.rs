@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use crate::store::{ErasedBy, Purged, Store};
+use crate::domain::ErasedBy;
+use crate::store::{Purged, Store};
 
 /// How often the job runs.
 pub const EVERY: Duration = Duration::from_secs(24 * 60 * 60);

@@ -4,21 +4,20 @@
 
 use std::borrow::Cow;
 use std::io::Write;
-use std::time::{Duration, UNIX_EPOCH};
 
 use futures_util::{Stream, StreamExt};
 use lathe_core::validation::is_control_or_format;
-use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use crate::store::Entry;
+use crate::domain::Entry;
+use crate::store::StoreError;
 
 /// Why an export stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// Reading the entries failed.
-    #[error("the database failed: {0}")]
-    Database(#[from] sqlx::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// Writing them failed.
     #[error("cannot write the export: {0}")]
     Write(#[from] std::io::Error),
@@ -36,24 +35,7 @@ impl From<serde_json::Error> for ExportError {
     }
 }
 
-/// An entry as exported: the stored one, with readable times.
-#[derive(Serialize)]
-struct Row<'a> {
-    email: &'a str,
-    name: &'a str,
-    company: &'a str,
-    role: &'a str,
-    interest: &'a str,
-    message: &'a str,
-    privacy_notice: &'a str,
-    created_at: String,
-    repeats: i64,
-    last_repeat_at: Option<String>,
-    status: &'a str,
-    confirmed_at: Option<String>,
-}
-
-/// The CSV's columns, in order: [`Row`]'s fields.
+/// The CSV's columns, in order: [`crate::domain::Exported`]'s fields.
 const HEADER: [&str; 12] = [
     "email",
     "name",
@@ -68,30 +50,6 @@ const HEADER: [&str; 12] = [
     "status",
     "confirmed_at",
 ];
-
-fn time(ms: i64) -> String {
-    let since_epoch = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
-    humantime::format_rfc3339_millis(UNIX_EPOCH + since_epoch).to_string()
-}
-
-impl<'a> From<&'a Entry> for Row<'a> {
-    fn from(entry: &'a Entry) -> Self {
-        Self {
-            email: &entry.email,
-            name: &entry.name,
-            company: &entry.company,
-            role: &entry.role,
-            interest: entry.interest.as_str(),
-            message: &entry.message,
-            privacy_notice: &entry.privacy_notice,
-            created_at: time(entry.created_at),
-            repeats: entry.repeats,
-            last_repeat_at: entry.last_repeat_at.map(time),
-            status: entry.status.as_str(),
-            confirmed_at: entry.confirmed_at.map(time),
-        }
-    }
-}
 
 /// A visitor's text as a CSV cell that a spreadsheet shows and never runs, as OWASP's
 /// CSV-injection guidance asks: a cell that would start a formula (`=`, `+`, `-`, `@`,
@@ -129,7 +87,7 @@ fn defused(text: &str) -> Cow<'_, str> {
 /// # Errors
 /// Reading or writing failed; what was written so far stays written.
 pub async fn csv(
-    entries: impl Stream<Item = Result<Entry, sqlx::Error>>,
+    entries: impl Stream<Item = Result<Entry, StoreError>>,
     out: impl Write,
 ) -> Result<(), ExportError> {
     let mut writer = ::csv::WriterBuilder::new()
@@ -139,7 +97,7 @@ pub async fn csv(
     let mut entries = std::pin::pin!(entries);
     while let Some(entry) = entries.next().await {
         let entry = entry?;
-        let row = Row::from(&entry);
+        let row = entry.exported();
         let repeats = row.repeats.to_string();
         writer.write_record([
             &*defused(row.email),
@@ -165,14 +123,14 @@ pub async fn csv(
 /// # Errors
 /// Reading or writing failed.
 pub async fn json(
-    entries: impl Stream<Item = Result<Entry, sqlx::Error>>,
+    entries: impl Stream<Item = Result<Entry, StoreError>>,
     mut out: impl Write,
 ) -> Result<(), ExportError> {
     let mut serializer = serde_json::Serializer::pretty(&mut out);
     let mut array = serializer.serialize_seq(None)?;
     let mut entries = std::pin::pin!(entries);
     while let Some(entry) = entries.next().await {
-        array.serialize_element(&Row::from(&entry?))?;
+        array.serialize_element(&entry?.exported())?;
     }
     array.end()?;
     writeln!(out)?;
@@ -184,19 +142,14 @@ pub async fn json(
 /// # Errors
 /// Writing failed.
 pub fn entry_json(entry: &Entry, mut out: impl Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, &Row::from(entry))?;
+    serde_json::to_writer_pretty(&mut out, &entry.exported())?;
     writeln!(out)
-}
-
-/// One entry as JSON, as the export writes it: what the manage page shows its owner.
-pub fn entry_value(entry: &Entry) -> serde_json::Value {
-    serde_json::to_value(Row::from(entry)).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Status;
+    use crate::domain::Status;
     use lathe_core::validation::{FormValues, Interest};
 
     fn entry(name: &str, message: &str) -> Entry {
@@ -221,7 +174,7 @@ mod tests {
             .block_on(future)
     }
 
-    fn stream(entries: Vec<Entry>) -> impl Stream<Item = Result<Entry, sqlx::Error>> {
+    fn stream(entries: Vec<Entry>) -> impl Stream<Item = Result<Entry, StoreError>> {
         futures_util::stream::iter(entries.into_iter().map(Ok))
     }
 

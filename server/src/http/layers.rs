@@ -24,8 +24,9 @@ use pin_project_lite::pin_project;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
-use crate::headers::Rule;
-use crate::{Refusal, judge};
+use super::headers::Rule;
+use super::target::{BadTarget, judge};
+use crate::operations::metrics;
 
 /// A service answering with one page whatever is asked: the 404 page.
 pub type Page = BoxCloneSyncService<Request, Response, Infallible>;
@@ -74,12 +75,12 @@ where
         }
         match judge(request.uri().path()) {
             Ok(()) => Either::Right(Either::Left(self.inner.call(request))),
-            Err(Refusal::Malformed) => {
+            Err(BadTarget::Malformed) => {
                 Either::Left(ready(Ok(
                     (StatusCode::BAD_REQUEST, "400 Bad Request\n").into_response()
                 )))
             }
-            Err(Refusal::Hidden) => {
+            Err(BadTarget::Hidden) => {
                 let page = self.not_found.clone().oneshot(request);
                 Either::Right(Either::Right(Box::pin(async move {
                     let Ok(page) = page.await;
@@ -90,17 +91,21 @@ where
     }
 }
 
+/// Which kind of route a path is, for the metrics' labels: few values, never the path.
+pub type RouteClass = fn(&str) -> &'static str;
+
 /// Counts and times every request it wraps, by route class and status
-/// ([`crate::prometheus`]).
+/// ([`crate::operations::metrics`]).
 #[derive(Clone)]
 pub struct Metered<S> {
     inner: S,
+    class: RouteClass,
 }
 
 impl<S> Metered<S> {
-    /// `inner`, counted and timed.
-    pub fn layer() -> impl Layer<S, Service = Self> + Clone {
-        tower::layer::layer_fn(|inner| Self { inner })
+    /// `inner`, counted and timed, each request labelled with its `class`.
+    pub fn layer(class: RouteClass) -> impl Layer<S, Service = Self> + Clone {
+        tower::layer::layer_fn(move |inner| Self { inner, class })
     }
 }
 
@@ -118,7 +123,7 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         MeteredFuture {
-            route: crate::prometheus::route_class(request.uri().path()),
+            route: (self.class)(request.uri().path()),
             started: Instant::now(),
             inner: self.inner.call(request),
         }
@@ -141,7 +146,7 @@ impl<F: Future<Output = Answered>> Future for MeteredFuture<F> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answered> {
         let this = self.project();
         let Ok(response) = ready_poll!(this.inner.poll(cx));
-        crate::prometheus::answered(this.route, response.status(), this.started.elapsed());
+        metrics::answered(this.route, response.status(), this.started.elapsed());
         Poll::Ready(Ok(response))
     }
 }

@@ -1,0 +1,510 @@
+//! The command line: one clap parser, every `serve` setting also read from a `LATHE_…`
+//! variable, and the one [`Config`] a server is built from, validated once at start
+//! (the links' key and the mail server included) and shown with its secrets redacted.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::domain::Status;
+use crate::domain::token::{Key, ShortKey};
+use crate::http::connection::Limits;
+use crate::mail::{MailServer, MailerError};
+use crate::operations::logs;
+use crate::store::Location;
+use crate::waitlist::Settings;
+
+/// `lathe-site`'s command line.
+#[derive(Parser)]
+#[command(
+    version,
+    about = "Serves the Lathe site's static build, and prepares it"
+)]
+pub struct Cli {
+    /// How log lines are written, to standard error: text, or JSON (one object a line,
+    /// for log shippers). Which lines: `RUST_LOG` (info by default).
+    #[arg(long, global = true, env = "LATHE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--log-format`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
+impl From<LogFormat> for logs::Format {
+    fn from(format: LogFormat) -> Self {
+        match format {
+            LogFormat::Text => logs::Format::Text,
+            LogFormat::Json => logs::Format::Json,
+        }
+    }
+}
+
+/// `lathe-site`'s commands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serves the built site: clean URLs, its 404 page, precompressed files, conditional
+    /// requests and the headers of its _headers file. Ctrl-C or SIGTERM stop it gracefully.
+    Serve(Box<ServeArgs>),
+    /// The owner's tools for the waitlist: what the GDPR page promises visitors.
+    Waitlist {
+        /// The database the server collects into (as `serve --database`).
+        #[arg(long, env = "LATHE_DATABASE")]
+        database: Location,
+        /// Which tool.
+        #[command(subcommand)]
+        command: WaitlistCommand,
+    },
+    /// Writes a brotli and a gzip variant, at the highest quality, beside every text and
+    /// wasm file of the build (run by `make build`).
+    Compress(Dist),
+    /// Asks the server on this machine whether it is ready (`GET /readyz`): exit 0 when it
+    /// answers 200 within 2 s. The container image's health check.
+    Ready {
+        /// The server's port (as `serve --port`).
+        #[arg(long, env = "LATHE_PORT", default_value_t = 4173)]
+        port: u16,
+        /// The server's address (as `serve --host`); an unspecified one (0.0.0.0, ::) is
+        /// asked on loopback.
+        #[arg(long, env = "LATHE_HOST", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+        host: IpAddr,
+    },
+    /// Prints the build's site-wide headers as nginx `add_header` lines.
+    NginxHeaders(Dist),
+}
+
+/// The built site.
+#[derive(Args)]
+pub struct Dist {
+    /// The built site.
+    #[arg(long, env = "LATHE_DIST", default_value = "web/dist")]
+    pub dist: PathBuf,
+}
+
+/// `lathe-site serve`'s flags.
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    dist: Dist,
+    /// The port to listen on.
+    #[arg(long, env = "LATHE_PORT", default_value_t = 4173)]
+    port: u16,
+    /// The address to listen on: loopback unless told otherwise (0.0.0.0 for all).
+    #[arg(long, env = "LATHE_HOST", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    host: IpAddr,
+    /// Send Strict-Transport-Security (only behind TLS).
+    #[arg(long, env = "LATHE_HSTS", value_parser = clap::builder::BoolishValueParser::new())]
+    hsts: bool,
+    /// Collect the waitlist's sign-ups at POST /api/waitlist, into this database: a
+    /// SQLite file (created if missing) or a postgres:// URL. Without it the server
+    /// collects nothing (and the endpoint says so).
+    #[arg(long, env = "LATHE_DATABASE")]
+    database: Option<Location>,
+    /// Sign-ups accepted per client per minute (0: no limit).
+    #[arg(long, env = "LATHE_SIGN_UPS_PER_MINUTE", default_value_t = 5)]
+    sign_ups_per_minute: u32,
+    /// Another origin allowed to post sign-ups (repeat for several; in the
+    /// environment, separated by commas), such as the site's own when this server is
+    /// its form service on another host.
+    #[arg(
+        long = "allow-origin",
+        env = "LATHE_ALLOW_ORIGIN",
+        value_name = "ORIGIN",
+        value_delimiter = ','
+    )]
+    allowed_origins: Vec<String>,
+    /// Behind a proxy that appends the client's address to X-Forwarded-For and says
+    /// its scheme in X-Forwarded-Proto, such as deploy/nginx/lathe-waitlist.conf: count
+    /// sign-ups against the client it names, and take its scheme as the site's.
+    #[arg(long, env = "LATHE_BEHIND_PROXY", value_parser = clap::builder::BoolishValueParser::new())]
+    behind_proxy: bool,
+    /// With --behind-proxy: how many proxies append to X-Forwarded-For (a CDN in front
+    /// of nginx makes 2). The client is that many entries from the right; what a client
+    /// writes into the header itself comes before them and is never read.
+    #[arg(long, env = "LATHE_TRUSTED_PROXIES", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    trusted_proxies: u16,
+    /// Serve Prometheus metrics at `http://ADDRESS/metrics` (on a listener of its own:
+    /// keep it off the public network, as 127.0.0.1:9464 does).
+    #[arg(long, env = "LATHE_METRICS_ADDR", value_name = "ADDRESS")]
+    metrics_addr: Option<SocketAddr>,
+    #[command(flatten)]
+    mail: MailArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// Confirming addresses by email (double opt-in). Without --smtp, sign-ups are stored
+/// unconfirmed and no email is sent.
+#[derive(Args)]
+struct MailArgs {
+    /// The mail server: `smtp://HOST:PORT` (plain, for a relay on this host or network),
+    /// `smtp://HOST:587?tls=required` (STARTTLS) or `smtps://HOST:465`. User and password
+    /// from `LATHE_SMTP_USER` and `LATHE_SMTP_PASSWORD`.
+    #[arg(long, env = "LATHE_SMTP", value_name = "URL", requires_all = ["mail_from", "site_url"])]
+    smtp: Option<String>,
+    /// The emails' sender, whose name they call the product: "Lathe <hello@example.com>".
+    #[arg(long, env = "LATHE_MAIL_FROM", value_name = "MAILBOX")]
+    mail_from: Option<String>,
+    /// The site's address, which the emails' links lead to: `https://lathe.example.com`.
+    #[arg(long, env = "LATHE_SITE_URL", value_name = "URL")]
+    site_url: Option<String>,
+    /// A file holding the key the links are signed with (32 bytes or more; every instance
+    /// needs the same: `openssl rand -base64 32`). Or the key itself in `LATHE_TOKEN_KEY`,
+    /// or systemd's credential `token.key` (`LoadCredential=token.key:FILE`).
+    #[arg(long, env = "LATHE_TOKEN_KEY_FILE", value_name = "FILE")]
+    token_key_file: Option<PathBuf>,
+}
+
+/// What bounds each connection (see `http/connection.rs`). Durations as `10s`, `500ms`,
+/// `1m`.
+#[derive(Args)]
+struct LimitArgs {
+    /// How long a request's head may take to arrive, from when the server starts waiting
+    /// for it: on a new connection, or after the last response on a kept-alive one (so
+    /// also how long an idle kept-alive connection stays open).
+    #[arg(long, env = "LATHE_HEADER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    header_timeout: Duration,
+    /// How long a connection may go without a byte moving either way (a stalled upload,
+    /// a client that stopped reading) before it is closed.
+    #[arg(long, env = "LATHE_IDLE_TIMEOUT", default_value = "60s", value_parser = humantime::parse_duration)]
+    idle_timeout: Duration,
+    /// How long a sign-up's body may take to arrive whole (408 after it).
+    #[arg(long, env = "LATHE_BODY_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    body_timeout: Duration,
+    /// How many connections are served at once; by default, as many as the descriptor
+    /// limit allows, less 64 kept for the database and files. Further ones wait in the
+    /// listen queue.
+    #[arg(long, env = "LATHE_MAX_CONNECTIONS")]
+    max_connections: Option<usize>,
+    /// On Ctrl-C or SIGTERM, how long the server goes on serving with /readyz answering
+    /// 503, so that a load balancer stops sending it traffic first (behind one: a few
+    /// seconds more than its check interval).
+    #[arg(long, env = "LATHE_SHUTDOWN_DELAY", default_value = "0s", value_parser = humantime::parse_duration)]
+    shutdown_delay: Duration,
+    /// Then, how long requests under way may take to finish before the server exits
+    /// anyway.
+    #[arg(long, env = "LATHE_SHUTDOWN_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    shutdown_timeout: Duration,
+}
+
+/// The owner's waitlist tools.
+#[derive(Subcommand)]
+pub enum WaitlistCommand {
+    /// Writes every entry to standard output, oldest first, as the database hands them
+    /// over (an export of any size takes little memory).
+    Export {
+        /// Which entries: those whose owners confirmed them (the only ones you may email
+        /// where a confirmed opt-in is the law), those waiting for it, those stored by a
+        /// server without --smtp, or all.
+        #[arg(long, value_enum, default_value_t = StatusFilter::Confirmed)]
+        status: StatusFilter,
+        /// CSV (a header row, every cell quoted; a cell that a spreadsheet would run as a
+        /// formula, also behind white space, starts with ', and control characters are
+        /// written as U+FFFD) or JSON (an array, the text exactly as stored).
+        #[arg(long, env = "LATHE_EXPORT_FORMAT", value_enum, default_value_t = ExportFormat::Csv)]
+        format: ExportFormat,
+    },
+    /// Prints the entry for an address (as JSON), or says there is none (exit 1).
+    Show {
+        /// The address, in any case and either Unicode form (composed or not).
+        email: String,
+    },
+    /// Erases the entry for an address, or says there is none (exit 1).
+    Erase {
+        /// The address, in any case and either Unicode form (composed or not).
+        email: String,
+    },
+    /// Prints how many entries there are.
+    Count,
+    /// Prints how many emails are queued (or waiting to be tried again), sent and failed.
+    Outbox,
+    /// Deletes what the privacy notice says is kept no longer (the server does this when
+    /// it starts and every day): addresses never confirmed 7 days after signing up,
+    /// entries 2 years after their last interaction (sign-up, confirmation, email sent),
+    /// and emails sent or failed over a day ago. Prints each entry that goes and why.
+    Purge {
+        /// Apply the rule as on this date (`2028-11-25`, midnight UTC) or time
+        /// (`2028-11-25T12:00:00Z`) instead of now.
+        #[arg(long, value_name = "DATE", value_parser = parse_date)]
+        as_of: Option<i64>,
+        /// Show what would go, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Writes a consistent copy of a SQLite database to FILE while the server goes on
+    /// writing to it. To restore: stop the server, put FILE in the database's place
+    /// (removing the old -wal and -shm files beside it), start the server. PostgreSQL:
+    /// use `pg_dump`.
+    Backup {
+        /// Where to write the copy (a new file).
+        file: PathBuf,
+    },
+}
+
+/// A date (midnight UTC) or an RFC 3339 time, in ms since the Unix epoch.
+fn parse_date(text: &str) -> Result<i64, String> {
+    let time = if text.len() == 10 {
+        format!("{text}T00:00:00Z")
+    } else {
+        text.to_owned()
+    };
+    let at = humantime::parse_rfc3339_weak(&time)
+        .map_err(|_| format!("`{text}` is not a date like 2028-11-25 or 2028-11-25T12:00:00Z"))?;
+    at.duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .ok_or_else(|| format!("`{text}` is before 1970"))
+}
+
+/// `export --status`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum StatusFilter {
+    /// Confirmed by their owners.
+    Confirmed,
+    /// Waiting for it.
+    Pending,
+    /// Stored by a server without --smtp.
+    Unconfirmed,
+    /// Every entry.
+    All,
+}
+
+impl StatusFilter {
+    /// The one status asked for; `None` for all.
+    pub fn status(self) -> Option<Status> {
+        match self {
+            StatusFilter::Confirmed => Some(Status::Confirmed),
+            StatusFilter::Pending => Some(Status::Pending),
+            StatusFilter::Unconfirmed => Some(Status::Unconfirmed),
+            StatusFilter::All => None,
+        }
+    }
+}
+
+/// `export --format`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    /// Comma-separated values, every cell quoted.
+    Csv,
+    /// One JSON array.
+    Json,
+}
+
+/// Why a server's settings were refused, before anything starts.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// `--smtp` without a key to sign the links with.
+    #[error(
+        "--smtp needs the key its links are signed with: --token-key-file FILE, LATHE_TOKEN_KEY, or systemd's credential token.key"
+    )]
+    NoKey,
+    /// The key's file cannot be read.
+    #[error("cannot read the token key {}: {source}", path.display())]
+    KeyFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The key is too short.
+    #[error(transparent)]
+    ShortKey(#[from] ShortKey),
+    /// The mail server's URL or the sender.
+    #[error(transparent)]
+    Mailer(#[from] MailerError),
+    /// Not the site's address.
+    #[error("--site-url must be the site's http(s):// address, not {0:?}")]
+    SiteUrl(String),
+}
+
+/// Everything a server is built from (by `startup::Application::build`).
+#[derive(Debug)]
+pub struct Config {
+    /// The built site.
+    pub dist: PathBuf,
+    /// Where to listen (port 0: any free one).
+    pub address: SocketAddr,
+    /// Whether to send `Strict-Transport-Security`.
+    pub hsts: bool,
+    /// What bounds each connection.
+    pub limits: Limits,
+    /// Where the owner's listener serves `/metrics`, if anywhere.
+    pub metrics: Option<SocketAddr>,
+    /// Where and how sign-ups are collected, if they are.
+    pub waitlist: Option<WaitlistConfig>,
+    /// Whether the outbox worker and the retention job run with the server: always from
+    /// the command line; tests run them by hand instead.
+    pub workers: bool,
+}
+
+impl Config {
+    /// Serving `dist` on a free loopback port, with the defaults of `lathe-site serve`,
+    /// collecting nothing.
+    pub fn new(dist: PathBuf) -> Self {
+        Self {
+            dist,
+            address: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            hsts: false,
+            limits: Limits::default(),
+            metrics: None,
+            waitlist: None,
+            workers: true,
+        }
+    }
+}
+
+/// Where and how sign-ups are collected.
+#[derive(Debug)]
+pub struct WaitlistConfig {
+    /// The database.
+    pub database: Location,
+    /// The endpoint's settings.
+    pub settings: Settings,
+    /// Confirming addresses by email, if the server does.
+    pub mail: Option<MailConfig>,
+}
+
+/// Confirming addresses by email.
+#[derive(Debug)]
+pub struct MailConfig {
+    /// The mail server and the sender (its credentials are never shown).
+    pub server: MailServer,
+    /// The key the links are signed with (shown as `Key(..)`).
+    pub key: Key,
+    /// The site's address, which the links lead to.
+    pub site_url: String,
+}
+
+impl ServeArgs {
+    /// The server's [`Config`], its secrets read and every setting checked.
+    ///
+    /// # Errors
+    /// See [`ConfigError`].
+    pub fn config(self) -> Result<Config, ConfigError> {
+        let limits = &self.limits;
+        let settings = Settings {
+            per_minute: NonZeroU32::new(self.sign_ups_per_minute),
+            allowed_origins: self.allowed_origins,
+            trusted_proxies: if self.behind_proxy {
+                usize::from(self.trusted_proxies)
+            } else {
+                0
+            },
+            body_timeout: limits.body_timeout,
+        };
+        let mail = self.mail.config()?;
+        Ok(Config {
+            dist: self.dist.dist,
+            address: SocketAddr::new(self.host, self.port),
+            hsts: self.hsts,
+            limits: Limits {
+                header_timeout: limits.header_timeout,
+                idle_timeout: limits.idle_timeout,
+                max_connections: limits.max_connections,
+                shutdown_timeout: limits.shutdown_timeout,
+                shutdown_delay: limits.shutdown_delay,
+            },
+            metrics: self.metrics_addr,
+            waitlist: self.database.map(|database| WaitlistConfig {
+                database,
+                settings,
+                mail,
+            }),
+            workers: true,
+        })
+    }
+}
+
+impl MailArgs {
+    /// The mailer and the links' key, when --smtp is given.
+    fn config(self) -> Result<Option<MailConfig>, ConfigError> {
+        let Some(smtp) = &self.smtp else {
+            return Ok(None);
+        };
+        let credentials = match (
+            std::env::var("LATHE_SMTP_USER"),
+            std::env::var("LATHE_SMTP_PASSWORD"),
+        ) {
+            (Ok(user), Ok(password)) => Some((user, password)),
+            _ => None,
+        };
+        let from = self.mail_from.as_deref().unwrap_or_default();
+        let server = MailServer::new(smtp, from, credentials)?;
+        // Where systemd puts a unit's credentials (LoadCredential=token.key:FILE): a file
+        // only root may read, handed to a service that runs as a user of its own.
+        let credential = std::env::var_os("CREDENTIALS_DIRECTORY")
+            .map(|dir| PathBuf::from(dir).join("token.key"))
+            .filter(|file| file.exists());
+        let key_text = match (
+            self.token_key_file.or(credential),
+            std::env::var("LATHE_TOKEN_KEY"),
+        ) {
+            (Some(file), _) => std::fs::read_to_string(&file)
+                .map_err(|source| ConfigError::KeyFile { path: file, source })?,
+            (None, Ok(text)) => text,
+            (None, Err(_)) => return Err(ConfigError::NoKey),
+        };
+        let key = Key::new(&key_text)?;
+        let site_url = self.site_url.unwrap_or_default();
+        if !(site_url.starts_with("https://") || site_url.starts_with("http://")) {
+            return Err(ConfigError::SiteUrl(site_url));
+        }
+        Ok(Some(MailConfig {
+            server,
+            key,
+            site_url,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_shows_no_secret() {
+        let mut config = Config::new("web/dist".into());
+        config.waitlist = Some(WaitlistConfig {
+            database: "postgres://lathe:s3cret-password@db/lathe".parse().unwrap(),
+            settings: Settings::default(),
+            mail: Some(MailConfig {
+                server: MailServer::new(
+                    "smtp://lathe:url-password@127.0.0.1:2525",
+                    "Lathe <hello@example.com>",
+                    Some(("user".into(), "smtp-password".into())),
+                )
+                .unwrap(),
+                key: Key::new("a key of more than thirty-two bytes, secret").unwrap(),
+                site_url: "https://lathe.example.com".into(),
+            }),
+        });
+        let shown = format!("{config:?}");
+        assert!(shown.contains("postgres://lathe@db/lathe"), "{shown}");
+        assert!(shown.contains("Key(..)"), "{shown}");
+        for secret in [
+            "s3cret-password",
+            "smtp-password",
+            "url-password",
+            "thirty-two",
+        ] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+    }
+
+    #[test]
+    fn the_command_line_parses() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,176 @@
+//! One person on the waitlist, as stored, and as they and the owner see it.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use lathe_core::validation::{FormValues, Interest, normalize_email};
+use serde::Serialize;
+
+/// One person on the waitlist.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// The address as typed, in Unicode's composed form (NFC).
+    pub email: String,
+    /// Full name.
+    pub name: String,
+    /// Company (may be empty).
+    pub company: String,
+    /// Role (may be empty).
+    pub role: String,
+    /// Area of interest.
+    pub interest: Interest,
+    /// Their message.
+    pub message: String,
+    /// The version of the privacy notice they were shown.
+    pub privacy_notice: String,
+    /// When they signed up, in ms since the Unix epoch.
+    pub created_at: i64,
+    /// How many later sign-ups gave the same address (each left the entry as it was).
+    pub repeats: i64,
+    /// When the last of those came, in ms since the Unix epoch.
+    pub last_repeat_at: Option<i64>,
+    /// Whether its owner confirmed the address.
+    pub status: Status,
+    /// When they did, in ms since the Unix epoch.
+    pub confirmed_at: Option<i64>,
+}
+
+impl Entry {
+    /// An entry from a valid form, signed up at `now` (ms since the Unix epoch).
+    pub fn new(values: FormValues, privacy_notice: String, now: i64) -> Self {
+        Self {
+            email: normalize_email(&values.email),
+            name: values.name,
+            company: values.company,
+            role: values.role,
+            interest: values.interest,
+            message: values.message,
+            privacy_notice,
+            created_at: now,
+            repeats: 0,
+            last_repeat_at: None,
+            status: Status::Unconfirmed,
+            confirmed_at: None,
+        }
+    }
+
+    /// The entry as the owner's export and the manage page show it.
+    pub fn exported(&self) -> Exported<'_> {
+        Exported {
+            email: &self.email,
+            name: &self.name,
+            company: &self.company,
+            role: &self.role,
+            interest: self.interest.as_str(),
+            message: &self.message,
+            privacy_notice: &self.privacy_notice,
+            created_at: time(self.created_at),
+            repeats: self.repeats,
+            last_repeat_at: self.last_repeat_at.map(time),
+            status: self.status.as_str(),
+            confirmed_at: self.confirmed_at.map(time),
+        }
+    }
+}
+
+/// Whether an entry's address was confirmed by its owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Stored by a server that sends no email (no `--smtp`): nobody was asked.
+    Unconfirmed,
+    /// An email asked its owner to confirm it; deleted if they do not within 7 days.
+    Pending,
+    /// Its owner confirmed it, from the email's link.
+    Confirmed,
+}
+
+impl Status {
+    /// Every status, in the order the owner's tools list them.
+    pub const ALL: [Status; 3] = [Status::Unconfirmed, Status::Pending, Status::Confirmed];
+
+    /// Its name in the database, the export and the owner's tools.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Unconfirmed => "unconfirmed",
+            Status::Pending => "pending",
+            Status::Confirmed => "confirmed",
+        }
+    }
+
+    /// From its name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == text)
+    }
+}
+
+/// Who erased an entry, as the erasures table records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErasedBy {
+    /// Its owner, from the manage link.
+    Visitor,
+    /// The site's owner, with `lathe-site waitlist erase`.
+    Owner,
+    /// Never confirmed within the days allowed.
+    Unconfirmed,
+    /// No interaction for the years the privacy notice states.
+    Retention,
+}
+
+impl ErasedBy {
+    /// Its name in the table.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErasedBy::Visitor => "visitor",
+            ErasedBy::Owner => "owner",
+            ErasedBy::Unconfirmed => "unconfirmed",
+            ErasedBy::Retention => "retention",
+        }
+    }
+}
+
+/// An entry as exported: the stored one, with times as RFC 3339, UTC, to the millisecond.
+#[derive(Serialize)]
+pub struct Exported<'a> {
+    /// As [`Entry::email`].
+    pub email: &'a str,
+    /// As [`Entry::name`].
+    pub name: &'a str,
+    /// As [`Entry::company`].
+    pub company: &'a str,
+    /// As [`Entry::role`].
+    pub role: &'a str,
+    /// As [`Entry::interest`].
+    pub interest: &'a str,
+    /// As [`Entry::message`].
+    pub message: &'a str,
+    /// As [`Entry::privacy_notice`].
+    pub privacy_notice: &'a str,
+    /// As [`Entry::created_at`].
+    pub created_at: String,
+    /// As [`Entry::repeats`].
+    pub repeats: i64,
+    /// As [`Entry::last_repeat_at`].
+    pub last_repeat_at: Option<String>,
+    /// As [`Entry::status`].
+    pub status: &'a str,
+    /// As [`Entry::confirmed_at`].
+    pub confirmed_at: Option<String>,
+}
+
+fn time(ms: i64) -> String {
+    let since_epoch = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+    humantime::format_rfc3339_millis(UNIX_EPOCH + since_epoch).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_round_trip_through_their_names() {
+        for status in Status::ALL {
+            assert_eq!(Status::parse(status.as_str()), Some(status));
+        }
+        assert_eq!(Status::parse("invited"), None);
+    }
+}

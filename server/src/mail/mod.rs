@@ -1,0 +1,10 @@
+//! The waitlist's emails: what each says ([`letters`]), sending one over SMTP
+//! ([`mailer`]), and the worker that sends what the outbox holds ([`worker`]), with
+//! retries and backoff. No SQL here: the outbox's rows are the store's.
+
+pub mod letters;
+pub mod mailer;
+pub mod worker;
+
+pub use mailer::{MailServer, Mailer, MailerError, SendError};
+pub use worker::Outbox;

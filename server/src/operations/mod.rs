@@ -1,0 +1,8 @@
+//! What the owner watches the server with: `/healthz` and `/readyz` ([`health`]), every
+//! metric ([`metrics`]), the log ([`logs`]), and the job that keeps the privacy notice's
+//! retention promise ([`retention`]).
+
+pub mod health;
+pub mod logs;
+pub mod metrics;
+pub mod retention;

@@ -1,0 +1,209 @@
+//! The owner's commands besides `serve`: the waitlist's tools (`lathe-site waitlist …`:
+//! export, show, erase, count, the outbox, purge, backup), and the build's helpers
+//! (`compress`, `nginx-headers`) and the container's health check (`ready`). Each prints
+//! what it did to standard output, what the owner should know to standard error, and
+//! fails with an [`OwnerError`] that says why in one line.
+
+pub mod export;
+
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+use crate::config::{ExportFormat, WaitlistCommand};
+use crate::domain::ErasedBy;
+use crate::http::{compress, headers};
+use crate::operations::health::{self, ProbeError};
+use crate::operations::retention;
+use crate::store::{BackupError, Location, OpenError, Store, StoreError};
+
+use self::export::ExportError;
+
+/// Why an owner's command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OwnerError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The export stopped.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    /// The backup was not written.
+    #[error(transparent)]
+    Backup(#[from] BackupError),
+    /// No entry has that address.
+    #[error("no entry for {0}")]
+    NoEntry(String),
+    /// Standard output or a file could not be written.
+    #[error("cannot write: {0}")]
+    Write(#[from] std::io::Error),
+    /// The build could not be compressed.
+    #[error("cannot compress {}: {source}", dist.display())]
+    Compress {
+        /// The build.
+        dist: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The build's `_headers` could not be read.
+    #[error("cannot read {}/_headers: {source}", dist.display())]
+    Headers {
+        /// The build.
+        dist: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The build's `_headers` could not be understood.
+    #[error(transparent)]
+    HeadersSyntax(#[from] headers::ParseError),
+    /// The server did not answer.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// The server answered, not ready.
+    #[error("{0} is not ready: {1}")]
+    NotReady(SocketAddr, axum::http::StatusCode),
+}
+
+/// Runs one of the waitlist's tools on the database at `location`.
+///
+/// # Errors
+/// See [`OwnerError`].
+pub async fn waitlist(location: &Location, command: WaitlistCommand) -> Result<(), OwnerError> {
+    let store = Store::open(location).await?;
+    let result = run(&store, location, command).await;
+    store.close().await;
+    result
+}
+
+async fn run(
+    store: &Store,
+    location: &Location,
+    command: WaitlistCommand,
+) -> Result<(), OwnerError> {
+    let mut out = std::io::stdout().lock();
+    match command {
+        WaitlistCommand::Export { format, status } => {
+            let only = status.status();
+            let entries = store.entries_with(only);
+            let written = std::io::BufWriter::new(&mut out);
+            match format {
+                ExportFormat::Csv => export::csv(entries, written).await,
+                ExportFormat::Json => export::json(entries, written).await,
+            }?;
+            if let Some(only) = only {
+                let left_out: Vec<String> = store
+                    .count_by_status()
+                    .await?
+                    .into_iter()
+                    .filter(|&(other, n)| other != only && n > 0)
+                    .map(|(other, n)| format!("{n} {}", other.as_str()))
+                    .collect();
+                if !left_out.is_empty() {
+                    eprintln!(
+                        "left out: {} (--status all exports every entry)",
+                        left_out.join(", ")
+                    );
+                }
+            }
+        }
+        WaitlistCommand::Outbox => {
+            let counts = store.outbox_counts().await?;
+            writeln!(
+                out,
+                "queued {}\nsent {}\nfailed {}",
+                counts.queued, counts.sent, counts.failed
+            )?;
+        }
+        WaitlistCommand::Show { email } => match store.find(&email).await? {
+            Some(entry) => export::entry_json(&entry, &mut out)?,
+            None => return Err(OwnerError::NoEntry(email)),
+        },
+        WaitlistCommand::Erase { email } => {
+            if !store
+                .erase(&email, ErasedBy::Owner, crate::now_ms())
+                .await?
+            {
+                return Err(OwnerError::NoEntry(email));
+            }
+            writeln!(out, "erased the entry for {email}")?;
+        }
+        WaitlistCommand::Purge { as_of, dry_run } => {
+            let purged = store
+                .purge(as_of.unwrap_or_else(crate::now_ms), dry_run)
+                .await?;
+            for (email, by) in &purged.entries {
+                writeln!(out, "{email}\t{}", by.as_str())?;
+            }
+            let (unconfirmed, inactive) = retention::counts(&purged);
+            let verb = if dry_run { "would purge" } else { "purged" };
+            eprintln!(
+                "{verb} {unconfirmed} never confirmed, {inactive} inactive, {} finished emails",
+                purged.emails
+            );
+        }
+        WaitlistCommand::Count => writeln!(out, "{}", store.count().await?)?,
+        WaitlistCommand::Backup { file } => {
+            store.backup(&file).await?;
+            writeln!(
+                out,
+                "backed up {} to {}",
+                location.display(),
+                file.display()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the brotli and gzip variants of the build at `dist`, and says how many.
+///
+/// # Errors
+/// A file could not be read or written.
+pub fn compress(dist: &Path) -> Result<(), OwnerError> {
+    let done = compress::compress(dist).map_err(|source| OwnerError::Compress {
+        dist: dist.to_owned(),
+        source,
+    })?;
+    println!(
+        "compressed {} files of {}: {} variants (brotli 11, gzip 9)",
+        done.files,
+        dist.display(),
+        done.variants
+    );
+    Ok(())
+}
+
+/// Prints the build's site-wide headers as nginx `add_header` lines.
+///
+/// # Errors
+/// `_headers` could not be read or understood.
+pub fn nginx_headers(dist: &Path) -> Result<(), OwnerError> {
+    let text =
+        std::fs::read_to_string(dist.join("_headers")).map_err(|source| OwnerError::Headers {
+            dist: dist.to_owned(),
+            source,
+        })?;
+    print!("{}", headers::nginx(&headers::parse(&text)?));
+    Ok(())
+}
+
+/// Whether the server at `host`:`port` is ready (an unspecified address is asked on
+/// loopback).
+///
+/// # Errors
+/// No answer, or not 200.
+pub async fn ready(host: IpAddr, port: u16) -> Result<(), OwnerError> {
+    let host = match host {
+        IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(v6) if v6.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        other => other,
+    };
+    let address = SocketAddr::new(host, port);
+    match health::probe(address).await? {
+        status if status.is_success() => Ok(()),
+        status => Err(OwnerError::NotReady(address, status)),
+    }
+}

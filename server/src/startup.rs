@@ -1,0 +1,246 @@
+//! The server as one [`Application`]: built from a [`Config`] (every listener bound, the
+//! database opened and migrated, the routes put together), then run until told to stop,
+//! with its background tasks (the outbox worker, the retention job, the metrics
+//! listener) and their shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use axum::Router;
+use metrics_exporter_prometheus::PrometheusHandle;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tower::ServiceBuilder;
+
+use crate::config::Config;
+use crate::http::connection::{self, Limits};
+use crate::http::layers::{Headed, Metered};
+use crate::http::{LoadError, Site};
+use crate::mail::{Mailer, Outbox};
+use crate::operations::health::Health;
+use crate::operations::metrics::{self, MetricsError};
+use crate::operations::{logs, retention};
+use crate::store::{Location, OpenError, Store};
+use crate::waitlist::{self, Waitlist};
+
+/// Why a server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The build.
+    #[error(transparent)]
+    Site(#[from] LoadError),
+    /// The database.
+    #[error(transparent)]
+    Store(#[from] OpenError),
+    /// The metrics' recorder or listener.
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
+    /// The site's own address.
+    #[error("cannot listen on {0}: {1}")]
+    Listen(SocketAddr, #[source] std::io::Error),
+}
+
+/// A server, ready to run: its listeners bound, its database open.
+pub struct Application {
+    listener: TcpListener,
+    address: SocketAddr,
+    service: Headed<Router>,
+    limits: Limits,
+    draining: Arc<AtomicBool>,
+    store: Option<Store>,
+    outbox: Option<Outbox>,
+    metrics: Option<(TcpListener, PrometheusHandle)>,
+    workers: bool,
+    said: Vec<String>,
+}
+
+impl Application {
+    /// Loads the build, opens the database, binds the listeners, and puts the routes
+    /// together: files behind the guard, the waitlist's routes (or one that says the
+    /// server is not collecting), both logged and metered; `/healthz` and `/readyz`; the
+    /// build's headers around all. Nothing runs until [`Application::run_until_stopped`].
+    ///
+    /// # Errors
+    /// See [`StartError`]: each says what and where, at once.
+    pub async fn build(config: Config) -> Result<Self, StartError> {
+        let site = Site::load(&config.dist, config.hsts)?;
+        let mut said = Vec::new();
+        let metrics = match config.metrics {
+            Some(address) => {
+                let handle = metrics::install()?;
+                let listener = metrics::listen(address).await?;
+                said.push(format!("metrics on http://{address}/metrics"));
+                Some((listener, handle))
+            }
+            None => None,
+        };
+        let (mut store, mut outbox, mut api, mut collecting) = (None, None, None, None);
+        if let Some(waitlist) = config.waitlist {
+            let opened = Store::open(&waitlist.database).await?;
+            let mut endpoint = Waitlist::new(opened.clone(), waitlist.settings);
+            if let Some(mail) = waitlist.mail {
+                let worker = Outbox::new(
+                    opened.clone(),
+                    Mailer::new(mail.server),
+                    mail.key.clone(),
+                    &mail.site_url,
+                );
+                endpoint = endpoint.confirming(mail.key, worker.waker());
+                outbox = Some(worker);
+                said.push("confirming addresses by email (--smtp)".into());
+            } else {
+                said.push(
+                    "no --smtp: addresses are stored unconfirmed, and no email is sent".into(),
+                );
+            }
+            api = Some(endpoint.router());
+            collecting = Some(waitlist.database);
+            store = Some(opened);
+        }
+        let draining = Arc::new(AtomicBool::new(false));
+        let health = Health {
+            draining: draining.clone(),
+            store: store.clone(),
+        };
+        let logged = ServiceBuilder::new()
+            .layer(logs::requests())
+            .layer(Metered::layer(route_class))
+            .service(
+                Router::new()
+                    .merge(api.unwrap_or_else(waitlist::not_collecting))
+                    .fallback_service(site.files()),
+            );
+        // Probed every few seconds by a load balancer: not logged.
+        let routed = Router::new()
+            .merge(health.router())
+            .fallback_service(logged);
+        let service = site.headed(routed);
+        let listener = TcpListener::bind(config.address)
+            .await
+            .map_err(|e| StartError::Listen(config.address, e))?;
+        // The address bound, so that port 0 says which port the system gave.
+        let address = listener.local_addr().unwrap_or(config.address);
+        said.push(format!(
+            "serving {} on http://{address}",
+            config.dist.display()
+        ));
+        if let Some(location) = &collecting {
+            said.push(collecting_line(location));
+        }
+        Ok(Self {
+            listener,
+            address,
+            service,
+            limits: config.limits,
+            draining,
+            store,
+            outbox,
+            metrics,
+            workers: config.workers,
+            said,
+        })
+    }
+
+    /// The address the site is served on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The port the site is served on.
+    pub fn port(&self) -> u16 {
+        self.address.port()
+    }
+
+    /// The outbox's worker, when the server confirms addresses (tests run its due
+    /// deliveries by hand).
+    pub fn outbox(&self) -> Option<&Outbox> {
+        self.outbox.as_ref()
+    }
+
+    /// What the server says when it starts, a line each: what it serves and where, and
+    /// whether it collects and confirms.
+    pub fn said(&self) -> &[String] {
+        &self.said
+    }
+
+    /// Serves until `stop` resolves; then `/readyz` answers 503 while the server goes on
+    /// serving for [`Limits::shutdown_delay`] (time for a load balancer to notice), then
+    /// it finishes the requests under way ([`connection::serve`]), stops its background
+    /// tasks and closes the database.
+    ///
+    /// # Errors
+    /// The listener failing.
+    pub async fn run_until_stopped(
+        self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let mut tasks: Vec<JoinHandle<()>> = Vec::new();
+        if let Some((listener, handle)) = self.metrics {
+            tasks.push(tokio::spawn(metrics::serve(listener, handle)));
+        }
+        if self.workers {
+            if let Some(outbox) = self.outbox {
+                tasks.push(outbox.spawn());
+            }
+            if let Some(store) = &self.store {
+                tasks.push(retention::spawn(store.clone()));
+            }
+        }
+        let draining = self.draining;
+        let delay = self.limits.shutdown_delay;
+        let stop = async move {
+            stop.await;
+            draining.store(true, Ordering::SeqCst);
+            tokio::time::sleep(delay).await;
+        };
+        let served = connection::serve(self.listener, self.service, self.limits, stop).await;
+        for task in tasks {
+            task.abort();
+        }
+        if let Some(store) = self.store {
+            store.close().await;
+        }
+        served
+    }
+}
+
+/// Which kind of route a path is, for the metrics' labels: few values, never the path.
+fn route_class(path: &str) -> &'static str {
+    if path == waitlist::PATH {
+        "sign-up"
+    } else if path.starts_with("/assets/") {
+        "asset"
+    } else {
+        "page"
+    }
+}
+
+fn collecting_line(location: &Location) -> String {
+    format!(
+        "collecting sign-ups at POST {} into {}",
+        waitlist::PATH,
+        location.display()
+    )
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn stop_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}

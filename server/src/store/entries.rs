@@ -1,0 +1,364 @@
+//! The `waitlist` table: one row an entry, keyed by its address in NFC without case.
+
+use futures_util::{Stream, StreamExt};
+use lathe_core::validation::email_key;
+use sqlx::Row;
+
+use super::{Store, StoreError, erasures, outbox};
+use crate::domain::token::random_id;
+use crate::domain::{Entry, ErasedBy, Kind, Status};
+
+/// What became of a confirmation link's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confirmed {
+    /// Its address is confirmed now.
+    Now,
+    /// It was confirmed already (the link is used).
+    Already,
+    /// There is no such entry (erased, or deleted unconfirmed).
+    Unknown,
+}
+
+/// What became of a request for a new confirmation link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resent {
+    /// Still pending: the email queued, or `None` past the day's emails to the address.
+    Pending(Option<Kind>),
+    /// Confirmed already: nothing to send.
+    Confirmed,
+    /// There is no such entry.
+    Unknown,
+}
+
+impl Store {
+    /// Stores a sign-up: a new entry, or, for an address already there (compared in NFC,
+    /// without case), a count of the repeat and its time, leaving the entry as it was.
+    /// When `confirming` (the server sends email), a new entry is pending, and the email
+    /// the address is due (a link to confirm it, or word that it is on the list already)
+    /// is queued in the same transaction, unless [`MAILS_PER_DAY`](lathe_core::retention::MAILS_PER_DAY) went to it in the last
+    /// day: the kind queued is returned. One transaction, so concurrent sign-ups with the
+    /// same address never make two entries; `Ok` means it is committed (with SQLite, on
+    /// the disk: see `sqlite_pragmas`).
+    ///
+    /// # Errors
+    /// The database failing or unreachable; nothing was stored.
+    pub async fn sign_up(
+        &self,
+        entry: &Entry,
+        confirming: bool,
+    ) -> Result<Option<Kind>, StoreError> {
+        self.guarded(self.write_sign_up(entry, confirming)).await
+    }
+
+    async fn write_sign_up(
+        &self,
+        entry: &Entry,
+        confirming: bool,
+    ) -> Result<Option<Kind>, sqlx::Error> {
+        let key = email_key(&entry.email);
+        let (status, confirm_nonce) = if confirming {
+            (Status::Pending, Some(random_id()))
+        } else {
+            (Status::Unconfirmed, None)
+        };
+        let mut tx = self.pool.begin().await?;
+        // `execute`, which steps the statement to its end, and no RETURNING: sqlx-sqlite's
+        // fetch of a RETURNING row leaves the statement to be finished later, where its
+        // error is dropped, and a full disk then loses an acknowledged sign-up.
+        let done = sqlx::query(
+            "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+                 privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
+                 manage_nonce)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13)
+             ON CONFLICT (email_key) DO UPDATE SET
+                 repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
+                 id = COALESCE(waitlist.id, excluded.id),
+                 manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
+                 confirm_nonce = CASE WHEN waitlist.status = $14 THEN NULL
+                     ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END",
+        )
+        .bind(&key)
+        .bind(&entry.email)
+        .bind(&entry.name)
+        .bind(&entry.company)
+        .bind(&entry.role)
+        .bind(entry.interest.as_str())
+        .bind(&entry.message)
+        .bind(&entry.privacy_notice)
+        .bind(entry.created_at)
+        .bind(random_id())
+        .bind(status.as_str())
+        .bind(confirm_nonce)
+        .bind(random_id())
+        .bind(Status::Confirmed.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Err(sqlx::Error::Protocol(format!(
+                "a sign-up changed {} rows",
+                done.rows_affected()
+            )));
+        }
+        let stored: String = sqlx::query_scalar("SELECT status FROM waitlist WHERE email_key = $1")
+            .bind(&key)
+            .fetch_one(&mut *tx)
+            .await?;
+        let due = match (confirming, Status::parse(&stored)) {
+            (false, _) => None,
+            (true, Some(Status::Confirmed)) => Some(Kind::Already),
+            (true, _) => Some(Kind::Confirm),
+        };
+        let queued = match due {
+            Some(kind) => outbox::queue(&mut tx, &key, kind, entry.created_at).await?,
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(queued)
+    }
+
+    /// Confirms the address of the entry `id` while it holds the confirmation link's
+    /// `nonce` (which confirming clears: a link works once).
+    ///
+    /// # Errors
+    /// The database failing or unreachable.
+    pub async fn confirm(&self, id: &str, nonce: &str, now: i64) -> Result<Confirmed, StoreError> {
+        self.guarded(async {
+            let done = sqlx::query(
+                "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
+                     confirm_nonce = NULL
+                 WHERE id = $3 AND confirm_nonce = $4 AND status <> $1",
+            )
+            .bind(Status::Confirmed.as_str())
+            .bind(now)
+            .bind(id)
+            .bind(nonce)
+            .execute(&self.pool)
+            .await?;
+            if done.rows_affected() == 1 {
+                return Ok(Confirmed::Now);
+            }
+            let there: Option<String> =
+                sqlx::query_scalar("SELECT status FROM waitlist WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            Ok(if there.is_some() {
+                Confirmed::Already
+            } else {
+                Confirmed::Unknown
+            })
+        })
+        .await
+    }
+
+    /// Queues a new confirmation email to the entry `id` (its link gets a nonce if it has
+    /// none), unless it is confirmed already, gone, or had its day's emails.
+    ///
+    /// # Errors
+    /// The database failing or unreachable; nothing was queued.
+    pub async fn resend(&self, id: &str, now: i64) -> Result<Resent, StoreError> {
+        self.guarded(async {
+            let mut tx = self.pool.begin().await?;
+            let row: Option<(String, String)> =
+                sqlx::query_as("SELECT email_key, status FROM waitlist WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((key, status)) = row else {
+                return Ok(Resent::Unknown);
+            };
+            if Status::parse(&status) == Some(Status::Confirmed) {
+                return Ok(Resent::Confirmed);
+            }
+            sqlx::query(
+                "UPDATE waitlist SET confirm_nonce = COALESCE(confirm_nonce, $1) WHERE id = $2",
+            )
+            .bind(random_id())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            let queued = outbox::queue(&mut tx, &key, Kind::Confirm, now).await?;
+            tx.commit().await?;
+            Ok(Resent::Pending(queued))
+        })
+        .await
+    }
+
+    /// Every entry, oldest first, as the database hands them over: the table is never
+    /// held in memory whole.
+    pub fn entries(&self) -> impl Stream<Item = Result<Entry, StoreError>> + '_ {
+        self.entries_with(None)
+    }
+
+    /// The entries with `status` (all of them for `None`), oldest first, streamed.
+    pub fn entries_with(
+        &self,
+        status: Option<Status>,
+    ) -> impl Stream<Item = Result<Entry, StoreError>> + '_ {
+        let query = match status {
+            Some(status) => sqlx::query(ENTRIES_WITH_STATUS.as_str()).bind(status.as_str()),
+            None => sqlx::query(ENTRIES.as_str()),
+        };
+        query
+            .fetch(&self.pool)
+            .map(|row| row.and_then(|row| entry(&row)).map_err(StoreError::from))
+    }
+
+    /// The entry for `email` (compared in NFC, without case), if there is one.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn find(&self, email: &str) -> Result<Option<Entry>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM waitlist WHERE email_key = $1"
+        ))
+        .bind(email_key(email))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.as_ref().map(entry).transpose()?)
+    }
+
+    /// Erases the entry for `email` (compared in NFC, without case) and the emails
+    /// waiting to go to it, and records that `by` erased an entry (nothing about whose);
+    /// false if there was none.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn erase(&self, email: &str, by: ErasedBy, now: i64) -> Result<bool, StoreError> {
+        Ok(self.erase_key(&email_key(email), by, now).await?)
+    }
+
+    async fn erase_key(&self, key: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query("DELETE FROM waitlist WHERE email_key = $1")
+            .bind(key)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM outbox WHERE email_key = $1")
+            .bind(key)
+            .execute(&mut *tx)
+            .await?;
+        erasures::record(&mut tx, by, 1, now).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The entry whose id is `id`, while it holds `manage_nonce` (the manage link's).
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn find_managed(
+        &self,
+        id: &str,
+        manage_nonce: &str,
+    ) -> Result<Option<Entry>, StoreError> {
+        self.guarded(async {
+            let row = sqlx::query(&format!(
+                "SELECT {COLUMNS} FROM waitlist WHERE id = $1 AND manage_nonce = $2"
+            ))
+            .bind(id)
+            .bind(manage_nonce)
+            .fetch_optional(&self.pool)
+            .await?;
+            row.as_ref().map(entry).transpose()
+        })
+        .await
+    }
+
+    /// Erases, for its owner, the entry whose id is `id` while it holds `manage_nonce`,
+    /// as [`Store::erase`] does; false if there is none.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn erase_managed(
+        &self,
+        id: &str,
+        manage_nonce: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        self.guarded(async {
+            let key: Option<String> = sqlx::query_scalar(
+                "SELECT email_key FROM waitlist WHERE id = $1 AND manage_nonce = $2",
+            )
+            .bind(id)
+            .bind(manage_nonce)
+            .fetch_optional(&self.pool)
+            .await?;
+            match key {
+                Some(key) => self.erase_key(&key, ErasedBy::Visitor, now).await,
+                None => Ok(false),
+            }
+        })
+        .await
+    }
+
+    /// How many entries there are.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM waitlist")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
+    /// How many entries have each status.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn count_by_status(&self) -> Result<Vec<(Status, i64)>, StoreError> {
+        let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM waitlist GROUP BY status")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut counts = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let status: String = row.try_get("status")?;
+            let status = Status::parse(&status)
+                .ok_or_else(|| sqlx::Error::Decode(format!("unknown status {status}").into()))?;
+            counts.push((status, row.try_get("n")?));
+        }
+        Ok(counts)
+    }
+}
+
+const COLUMNS: &str = "email, name, company, role, interest, message, privacy_notice, created_at, \
+     repeats, last_repeat_at, status, confirmed_at";
+
+static ENTRIES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT {COLUMNS} FROM waitlist ORDER BY created_at, email_key")
+});
+static ENTRIES_WITH_STATUS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT {COLUMNS} FROM waitlist WHERE status = $1 ORDER BY created_at, email_key")
+});
+
+fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
+    let interest: String = row.try_get("interest")?;
+    Ok(Entry {
+        email: row.try_get("email")?,
+        name: row.try_get("name")?,
+        company: row.try_get("company")?,
+        role: row.try_get("role")?,
+        interest: interest.parse().map_err(|e| sqlx::Error::ColumnDecode {
+            index: "interest".into(),
+            source: Box::new(e),
+        })?,
+        message: row.try_get("message")?,
+        privacy_notice: row.try_get("privacy_notice")?,
+        created_at: row.try_get("created_at")?,
+        repeats: row.try_get("repeats")?,
+        last_repeat_at: row.try_get("last_repeat_at")?,
+        status: status(row)?,
+        confirmed_at: row.try_get("confirmed_at")?,
+    })
+}
+
+pub(super) fn status(row: &sqlx::any::AnyRow) -> Result<Status, sqlx::Error> {
+    let text: String = row.try_get("status")?;
+    Status::parse(&text).ok_or_else(|| sqlx::Error::ColumnDecode {
+        index: "status".into(),
+        source: format!("unknown status {text:?}").into(),
+    })
+}

@@ -1,0 +1,372 @@
+//! Where the waitlist is kept: SQLite (a file, embedded, nothing to install) or
+//! PostgreSQL (for several server instances), through sqlx's `Any` driver, so that one set
+//! of queries and one set of migrations (`server/migrations/`) serve both. The only module
+//! that names sqlx: the rest of the server asks [`Store`] in the domain's words, one file
+//! a table ([`entries`], [`outbox`], [`erasures`]).
+
+mod entries;
+mod erasures;
+mod location;
+mod outbox;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyConnection, AnyPool, Connection};
+
+use crate::domain::token::random_id;
+
+pub use entries::{Confirmed, Resent};
+pub use erasures::Purged;
+pub use location::{Backend, Location, LocationError};
+pub use outbox::{Claimed, Counts, Recipient};
+
+/// The migrations, embedded at build time.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Why the store could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No connection to the database can be made: the reason its last attempt gave.
+    #[error("the database cannot be reached: {0}")]
+    Unreachable(String),
+    /// The database answered with an error.
+    #[error("the database failed: {0}")]
+    Failed(#[from] sqlx::Error),
+}
+
+/// Why a database could not be opened: its own reason, with where it is.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot open the database {location}: {source}")]
+pub struct OpenError {
+    location: String,
+    source: sqlx::Error,
+}
+
+/// How long a sign-up may wait for a database connection when the database is up but
+/// busy (a queue of writers). A database that is down is known at once, without this
+/// wait (see [`Store::sign_up`]).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+/// While the database is down, how often a sign-up tries it again; the others in
+/// between are refused at once, with the last attempt's reason.
+const RETRY_AFTER_OUTAGE: Duration = Duration::from_secs(1);
+/// How long a sign-up waits for the database before checking, with a connection of its
+/// own, that the database is there at all.
+const PROBE_AFTER: Duration = Duration::from_millis(500);
+/// How long a new connection may take, when trying a database that was down.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// SQLite's write-ahead log is folded back into the database (a checkpoint) once it holds
+/// this many pages, by the sign-up that takes it there; SQLite's default.
+pub const WAL_CHECKPOINT_PAGES: u32 = 1000;
+/// After a checkpoint, a write-ahead log larger than this is cut back to it. With
+/// [`WAL_CHECKPOINT_PAGES`] of 4 KiB and sign-ups of at most 64 KiB, the log stays under
+/// about 4.2 MB while the server runs (docs/server.md, "Collecting sign-ups").
+pub const WAL_SIZE_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The settings every SQLite connection starts with.
+fn sqlite_pragmas(max_pages: Option<u32>) -> String {
+    // WAL: readers (an export) never block the writer, nor it them. synchronous=FULL:
+    // each commit reaches the disk before the sign-up is answered, so a power cut loses
+    // nothing acknowledged (SQLite's default, said here so that no build changes it).
+    let mut pragmas = format!(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+         PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}; \
+         PRAGMA journal_size_limit = {WAL_SIZE_LIMIT};"
+    );
+    if let Some(pages) = max_pages {
+        pragmas = format!("{pragmas} PRAGMA max_page_count = {pages};");
+    }
+    pragmas
+}
+
+/// Why a backup was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    /// PostgreSQL is backed up with its own tool.
+    #[error(
+        "a PostgreSQL database is backed up with PostgreSQL's own tool: pg_dump --format=custom --file=FILE 'postgres://...' (and restored with pg_restore)"
+    )]
+    Postgres,
+    /// The file is there already, or its name is not UTF-8.
+    #[error("{} exists already (or is not a UTF-8 path): choose a new file", .0.display())]
+    Exists(std::path::PathBuf),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The waitlist's tables, in a SQLite file or a PostgreSQL database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    location: Location,
+    pragmas: Option<String>,
+    /// Since when the database has been unreachable, and why; `None` while it answers.
+    outage: Arc<Mutex<Option<(Instant, String)>>>,
+}
+
+impl Store {
+    /// Connects to `location` and brings its schema up to date.
+    ///
+    /// # Errors
+    /// The database cannot be reached or opened, or a migration fails: the database's
+    /// own reason ("file is not a database", "Connection refused"), at once.
+    pub async fn open(location: &Location) -> Result<Self, OpenError> {
+        Self::open_with(location, None).await
+    }
+
+    /// [`Store::open`], with a SQLite database that is full once it holds `max_pages`
+    /// pages (SQLite's `max_page_count`): a full disk, for tests that cannot mount one.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub async fn open_full_at(location: &Location, max_pages: u32) -> Result<Self, OpenError> {
+        Self::open_with(location, Some(max_pages)).await
+    }
+
+    async fn open_with(location: &Location, max_pages: Option<u32>) -> Result<Self, OpenError> {
+        Self::connect(location, max_pages)
+            .await
+            .map_err(|source| OpenError {
+                location: location.display(),
+                source,
+            })
+    }
+
+    async fn connect(location: &Location, max_pages: Option<u32>) -> Result<Self, sqlx::Error> {
+        install_default_drivers();
+        let pragmas = (location.backend == Backend::Sqlite).then(|| sqlite_pragmas(max_pages));
+        // One connection first, outside the pool, so that a failure says why at once.
+        let mut first = connect_direct(location, pragmas.as_deref()).await?;
+        MIGRATOR.run_direct(&mut first).await?;
+        fill_ids(&mut first).await?;
+        first.close().await?;
+
+        let options = AnyPoolOptions::new()
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            // A failed COMMIT may leave SQLite in its transaction, or end it (SQLITE_FULL
+            // rolls it back) while sqlx still counts it open; the rollback sqlx then tries
+            // fails too. The connection's next "transaction" would be a savepoint inside
+            // it that never reaches the disk: a sign-up acknowledged and lost. So a
+            // connection still in a transaction once its rollback is done is closed.
+            .after_release(|connection, _| {
+                Box::pin(async move {
+                    sqlx::Connection::ping(connection).await?;
+                    Ok(!sqlx::Connection::is_in_transaction(connection))
+                })
+            });
+        let pool = match &pragmas {
+            // One connection: SQLite takes one writer at a time anyway, and a queue in
+            // the pool is fairer and faster than writers retrying a busy file.
+            Some(pragmas) => {
+                let pragmas = pragmas.clone();
+                options
+                    .max_connections(1)
+                    .after_connect(move |connection, _| {
+                        let pragmas = pragmas.clone();
+                        Box::pin(async move {
+                            sqlx::Executor::execute(connection, pragmas.as_str()).await?;
+                            Ok(())
+                        })
+                    })
+            }
+            None => options.max_connections(16),
+        }
+        .connect(&location.url)
+        .await?;
+        Ok(Self {
+            pool,
+            location: location.clone(),
+            pragmas,
+            outage: Arc::default(),
+        })
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.location.backend
+    }
+
+    /// Runs `work` unless the database is known to be down, in which case it is refused at
+    /// once with the last attempt's reason, and tried again once a second. A database
+    /// that went down since the last call is found out by a connection of our own after
+    /// [`PROBE_AFTER`], rather than after the pool's whole timeout. Every call a visitor
+    /// waits on goes through here, so each says "unreachable" the same way.
+    async fn guarded<T>(
+        &self,
+        work: impl Future<Output = Result<T, sqlx::Error>>,
+    ) -> Result<T, StoreError> {
+        self.reachable().await?;
+        let mut work = std::pin::pin!(work);
+        let done = tokio::select! {
+            done = &mut work => done,
+            () = tokio::time::sleep(PROBE_AFTER) => match self.probe().await {
+                Ok(()) => work.await,
+                Err(reason) => {
+                    self.down(&reason);
+                    return Err(StoreError::Unreachable(reason));
+                }
+            },
+        };
+        match done {
+            Ok(value) => {
+                *self.outage() = None;
+                Ok(value)
+            }
+            Err(e) if unreachable(&e) => {
+                let reason = self.probe().await.err().unwrap_or_else(|| e.to_string());
+                self.down(&reason);
+                Err(StoreError::Unreachable(reason))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `Err` at once while the database is known to be down, unless it is time to try
+    /// it again and it answers.
+    async fn reachable(&self) -> Result<(), StoreError> {
+        let known = self.outage().clone();
+        let Some((since, reason)) = known else {
+            return Ok(());
+        };
+        if since.elapsed() < RETRY_AFTER_OUTAGE {
+            return Err(StoreError::Unreachable(reason));
+        }
+        match self.probe().await {
+            Ok(()) => {
+                *self.outage() = None;
+                Ok(())
+            }
+            Err(reason) => {
+                self.down(&reason);
+                Err(StoreError::Unreachable(reason))
+            }
+        }
+    }
+
+    /// The outage record (a panic elsewhere while it was held leaves it usable: it is a
+    /// time and a reason, never half written).
+    fn outage(&self) -> std::sync::MutexGuard<'_, Option<(Instant, String)>> {
+        self.outage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn down(&self, reason: &str) {
+        *self.outage() = Some((Instant::now(), reason.to_owned()));
+    }
+
+    /// Writes a consistent copy of a SQLite database to `file` (SQLite's `VACUUM INTO`: one
+    /// read transaction, so sign-ups stored while it runs are either wholly in it or not
+    /// at all, and the server goes on writing meanwhile). `file` must not exist.
+    ///
+    /// # Errors
+    /// [`BackupError::Postgres`] for PostgreSQL, whose own tool (`pg_dump`) does this;
+    /// `file` already there; the database failing.
+    pub async fn backup(&self, file: &std::path::Path) -> Result<(), BackupError> {
+        if self.backend() == Backend::Postgres {
+            return Err(BackupError::Postgres);
+        }
+        if file.exists() {
+            return Err(BackupError::Exists(file.to_owned()));
+        }
+        let path = file
+            .to_str()
+            .ok_or_else(|| BackupError::Exists(file.to_owned()))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(path)
+            .execute(&self.pool)
+            .await
+            .map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    /// Whether the database answers now, on a connection of its own (never queued behind
+    /// sign-ups): its reason if not.
+    ///
+    /// # Errors
+    /// [`StoreError::Unreachable`], with the database's reason or that it did not answer
+    /// in time.
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        self.probe().await.map_err(StoreError::Unreachable)
+    }
+
+    /// Closes every connection, waiting for those in use.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// A connection of its own, for the reason a database cannot be reached (the pool
+    /// would say only that it timed out).
+    async fn probe(&self) -> Result<(), String> {
+        let attempt = async {
+            connect_direct(&self.location, self.pragmas.as_deref())
+                .await?
+                .close()
+                .await
+        };
+        match tokio::time::timeout(PROBE_TIMEOUT, attempt).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "no connection within {} s",
+                PROBE_TIMEOUT.as_secs()
+            )),
+        }
+    }
+}
+
+/// Gives entries from before migration 0003 the random id and manage nonce their links
+/// need (SQL has no portable random text).
+async fn fill_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    let keys: Vec<String> = sqlx::query_scalar(
+        "SELECT email_key FROM waitlist WHERE id IS NULL OR manage_nonce IS NULL",
+    )
+    .fetch_all(&mut *connection)
+    .await?;
+    for key in keys {
+        sqlx::query(
+            "UPDATE waitlist SET id = COALESCE(id, $1), manage_nonce = COALESCE(manage_nonce, $2)
+             WHERE email_key = $3",
+        )
+        .bind(random_id())
+        .bind(random_id())
+        .bind(key)
+        .execute(&mut *connection)
+        .await?;
+    }
+    Ok(())
+}
+
+/// A connection outside the pool, set up as the pool's are: its error is the database's
+/// own (a pool retries a failing connection until its timeout, then says only that).
+async fn connect_direct(
+    location: &Location,
+    pragmas: Option<&str>,
+) -> Result<AnyConnection, sqlx::Error> {
+    let mut connection = AnyConnection::connect(&location.url).await?;
+    if let Some(pragmas) = pragmas {
+        sqlx::Executor::execute(&mut connection, pragmas).await?;
+    }
+    Ok(connection)
+}
+
+/// Whether `e` says that no connection could be had, rather than that a statement failed.
+fn unreachable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        // PostgreSQL's classes 08 (connection exception) and 57 (operator intervention:
+        // a server shutting down or restarting).
+        sqlx::Error::Database(e) => e
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        _ => false,
+    }
+}

@@ -1,0 +1,241 @@
+//! The `outbox` table: the emails waiting to go, written in the same transaction as what
+//! they are about, and claimed, a few at a time, by the mail worker
+//! of one instance at a time.
+
+use lathe_core::retention::MAILS_PER_DAY;
+use sqlx::Row;
+
+use super::{Backend, Store, StoreError};
+use crate::domain::token::random_id;
+use crate::domain::{Kind, Status};
+
+/// A day, in ms: how long the emails to an address are counted against its day's limit.
+pub(super) const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// How many emails are waiting (queued, or waiting to be tried again), sent and failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Not sent yet.
+    pub queued: i64,
+    /// Sent.
+    pub sent: i64,
+    /// Refused for good, or failed too often.
+    pub failed: i64,
+}
+
+/// An email claimed for sending.
+#[derive(Debug)]
+pub struct Claimed {
+    /// Its id.
+    pub id: String,
+    /// Its entry's key.
+    pub email_key: String,
+    /// Which email; `None` for a kind this build does not know (from a newer one).
+    pub kind: Option<Kind>,
+    /// When it was queued, in ms since the Unix epoch.
+    pub created_at: i64,
+    /// How many times it was claimed, this one included.
+    pub attempts: i64,
+}
+
+/// Who an email goes to, as the entry is now.
+#[derive(Debug)]
+pub struct Recipient {
+    /// The address.
+    pub email: String,
+    /// The entry's random id, which its links name.
+    pub id: String,
+    /// Whether it is confirmed.
+    pub status: Status,
+    /// The nonce its confirmation link holds, while it has one.
+    pub confirm_nonce: Option<String>,
+    /// The nonce its manage link holds.
+    pub manage_nonce: String,
+}
+
+impl Store {
+    /// Claims at most `batch` emails due at `now` by moving their next attempt `lease_ms`
+    /// ahead: with several instances on one PostgreSQL, each is claimed by one
+    /// (`FOR UPDATE SKIP LOCKED`), and one whose instance died while sending is claimed
+    /// again once the lease is over.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn claim_due(
+        &self,
+        now: i64,
+        lease_ms: i64,
+        batch: i64,
+    ) -> Result<Vec<Claimed>, StoreError> {
+        let lock = match self.backend() {
+            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
+            // One connection writes a SQLite file: there is nobody to skip.
+            Backend::Sqlite => "",
+        };
+        let rows = sqlx::query(&format!(
+            "UPDATE outbox SET next_attempt_at = $1, attempts = attempts + 1
+             WHERE id IN (
+                 SELECT id FROM outbox
+                 WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
+                 ORDER BY next_attempt_at LIMIT $3 {lock})
+             RETURNING id, email_key, kind, created_at, attempts"
+        ))
+        .bind(now + lease_ms)
+        .bind(now)
+        .bind(batch)
+        .fetch_all(&self.pool)
+        .await?;
+        let claimed: Result<_, sqlx::Error> = rows
+            .iter()
+            .map(|row| {
+                Ok(Claimed {
+                    id: row.try_get("id")?,
+                    email_key: row.try_get("email_key")?,
+                    kind: Kind::parse(row.try_get("kind")?),
+                    created_at: row.try_get("created_at")?,
+                    attempts: row.try_get("attempts")?,
+                })
+            })
+            .collect();
+        Ok(claimed?)
+    }
+
+    /// The entry an email to `key` goes to, if it is still there.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn recipient(&self, key: &str) -> Result<Option<Recipient>, StoreError> {
+        let row = sqlx::query(
+            "SELECT email, id, status, confirm_nonce, manage_nonce FROM waitlist
+             WHERE email_key = $1",
+        )
+        .bind(key)
+        .fetch_optional(&self.pool)
+        .await?;
+        let recipient: Result<_, sqlx::Error> = row
+            .map(|row| {
+                Ok(Recipient {
+                    email: row.try_get("email")?,
+                    id: row.try_get("id")?,
+                    status: super::entries::status(&row)?,
+                    confirm_nonce: row.try_get("confirm_nonce")?,
+                    manage_nonce: row.try_get("manage_nonce")?,
+                })
+            })
+            .transpose();
+        Ok(recipient?)
+    }
+
+    /// The email `email` went at `now`: marked sent, and its entry's last interaction
+    /// moved (the retention rule counts from it), in one transaction.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn sent(&self, email: &Claimed, now: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE outbox SET sent_at = $1, last_error = NULL WHERE id = $2")
+            .bind(now)
+            .bind(&email.id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE waitlist SET last_interaction_at = $1 WHERE email_key = $2")
+            .bind(now)
+            .bind(&email.email_key)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The email `id` failed with `error`, to be tried again at `at`.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn retry_at(&self, id: &str, at: i64, error: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE outbox SET next_attempt_at = $1, last_error = $2 WHERE id = $3")
+            .bind(at)
+            .bind(error)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The email `id` failed for good at `now`, with `error`.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn failed(&self, id: &str, now: i64, error: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE outbox SET failed_at = $1, last_error = $2 WHERE id = $3")
+            .bind(now)
+            .bind(error)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The email `id` has nothing left to say (its entry is gone, or confirmed since a
+    /// confirmation was queued): deleted unsent.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn discard(&self, id: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM outbox WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The outbox's counts, for the owner (`lathe-site waitlist outbox`).
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn outbox_counts(&self) -> Result<Counts, StoreError> {
+        let (queued, sent, failed): (i64, i64, i64) = sqlx::query_as(
+            "SELECT
+                 COUNT(*) - COUNT(sent_at) - COUNT(failed_at),
+                 COUNT(sent_at),
+                 COUNT(failed_at)
+             FROM outbox",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(Counts {
+            queued,
+            sent,
+            failed,
+        })
+    }
+}
+
+/// Queues a `kind` email to the entry `key` at `now`, unless [`MAILS_PER_DAY`] were
+/// queued to it in the day before: the kind queued, if it was.
+pub(super) async fn queue(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    key: &str,
+    kind: Kind,
+    now: i64,
+) -> Result<Option<Kind>, sqlx::Error> {
+    let recent: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE email_key = $1 AND created_at > $2")
+            .bind(key)
+            .bind(now - DAY_MS)
+            .fetch_one(&mut **tx)
+            .await?;
+    if recent >= i64::from(MAILS_PER_DAY) {
+        return Ok(None);
+    }
+    sqlx::query(
+        "INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $4)",
+    )
+    .bind(random_id())
+    .bind(key)
+    .bind(kind.as_str())
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(Some(kind))
+}

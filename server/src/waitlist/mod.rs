@@ -1,0 +1,192 @@
+//! The waitlist's HTTP routes, served when the server is given a database
+//! ([`crate::store`]): `POST /api/waitlist` ([`sign_up`]) and, when it sends email, the
+//! requests of the pages its links open ([`links`]). Bodies are read one way
+//! ([`body`]); who posts is checked one way ([`origin`]). Each route family answers with
+//! its own error type, which logs and counts its own reasons.
+
+pub mod body;
+pub mod links;
+pub mod origin;
+pub mod sign_up;
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::FromRef;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use tokio::sync::Notify;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::timeout::RequestBodyDeadlineLayer;
+
+use self::links::Links;
+use self::origin::Client;
+use self::sign_up::SignUpError;
+use crate::domain::Kind;
+use crate::domain::token::Key;
+use crate::operations::metrics;
+use crate::store::Store;
+
+/// The path sign-ups are posted to.
+pub const PATH: &str = "/api/waitlist";
+
+/// How the endpoint is set up.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Sign-ups accepted per client per minute (a burst of as many, then one every
+    /// 60/n s); `None` for no limit.
+    pub per_minute: Option<NonZeroU32>,
+    /// Origins other than the site's own allowed to post (a site on another host that
+    /// uses this server as its form service), e.g. `https://www.example.com`.
+    pub allowed_origins: Vec<String>,
+    /// How many proxies in front of the server append to `X-Forwarded-For` (nginx with
+    /// `$proxy_add_x_forwarded_for` is one); 0 when clients connect directly, and the
+    /// header, which anyone can send, is ignored.
+    pub trusted_proxies: usize,
+    /// How long a body may take to arrive, whole (408 after). A limit on the connection,
+    /// kept here because only these routes read a body; the others are in
+    /// the connection limits.
+    pub body_timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            per_minute: NonZeroU32::new(5),
+            allowed_origins: Vec::new(),
+            trusted_proxies: 0,
+            body_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The endpoint: a store, and its settings.
+#[derive(Clone)]
+pub struct Waitlist {
+    store: Store,
+    settings: Arc<Settings>,
+    limiter: Option<Arc<DefaultKeyedRateLimiter<IpAddr>>>,
+    confirming: Option<Confirming>,
+}
+
+/// What confirming addresses takes: the key of the links, and the outbox worker to wake.
+#[derive(Clone)]
+struct Confirming {
+    key: Key,
+    outbox: Arc<Notify>,
+}
+
+impl FromRef<Waitlist> for Arc<Settings> {
+    fn from_ref(waitlist: &Waitlist) -> Self {
+        waitlist.settings.clone()
+    }
+}
+
+impl Waitlist {
+    /// The endpoint over `store`.
+    pub fn new(store: Store, settings: Settings) -> Self {
+        let limiter = settings
+            .per_minute
+            .map(|n| Arc::new(RateLimiter::keyed(Quota::per_minute(n))));
+        Self {
+            store,
+            settings: Arc::new(settings),
+            limiter,
+            confirming: None,
+        }
+    }
+
+    /// Confirms addresses: new entries are pending, each sign-up queues its email (and
+    /// wakes `outbox`), and the link routes check links signed with `key`.
+    #[must_use]
+    pub fn confirming(mut self, key: Key, outbox: Arc<Notify>) -> Self {
+        self.confirming = Some(Confirming { key, outbox });
+        self
+    }
+
+    /// An email was queued: counted, and the worker woken.
+    fn queued(&self, kind: Kind) {
+        if let Some(confirming) = &self.confirming {
+            queued(&confirming.outbox, kind);
+        }
+    }
+
+    /// The routes, and a task that forgets clients once they are back to a full allowance.
+    pub fn router(self) -> Router {
+        if let Some(limiter) = self.limiter.clone() {
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    every.tick().await;
+                    limiter.retain_recent();
+                }
+            });
+        }
+        // A site on another host that posts here needs CORS: its preflight is answered
+        // for the allowed origins only (and the post itself is checked by FromOwnSite).
+        let origins: Vec<HeaderValue> = self
+            .settings
+            .allowed_origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o).ok())
+            .collect();
+        let cors = CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([Method::POST])
+            .allow_headers([header::CONTENT_TYPE])
+            .max_age(Duration::from_secs(3600));
+        let deadline = RequestBodyDeadlineLayer::new(self.settings.body_timeout);
+        let links = match &self.confirming {
+            Some(confirming) => links::router(Links {
+                store: self.store.clone(),
+                key: confirming.key.clone(),
+                outbox: confirming.outbox.clone(),
+                settings: self.settings.clone(),
+            }),
+            None => links::not_confirming(),
+        };
+        Router::new()
+            .route(PATH, post(sign_up::sign_up).with_state(self))
+            .merge(links)
+            .layer(deadline)
+            .layer(cors)
+    }
+
+    /// Takes one sign-up from `client`'s allowance.
+    fn admit(&self, client: &Client) -> Result<(), SignUpError> {
+        let Some(limiter) = &self.limiter else {
+            return Ok(());
+        };
+        limiter.check_key(&client.ip()).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            SignUpError::TooMany(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+        })
+    }
+}
+
+/// The route when no database was given: says so, instead of a 405 that would puzzle.
+pub fn not_collecting() -> Router {
+    Router::new().route(PATH, post(sign_up::not_collecting))
+}
+
+/// An email of `kind` was queued: counted, and `outbox` woken.
+fn queued(outbox: &Notify, kind: Kind) {
+    metrics::email(kind.as_str(), "queued");
+    outbox.notify_one();
+}
+
+/// A JSON answer that nothing stores.
+fn answer(status: StatusCode, body: &serde_json::Value) -> Response {
+    let mut response = (status, Json(body)).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
