@@ -22,7 +22,7 @@ PORT ?= 4173
 
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs)
 SERVER := target/release/lathe-site
-SERVER_SOURCES := Cargo.toml Cargo.lock $(wildcard server/Cargo.toml server/src/*.rs)
+SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
 .PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e image test-image screenshots bench fuzz clean
@@ -146,7 +146,7 @@ test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production
 	npm test -w tests
 
 test-image: image ## The image run as a container (podman run; where containers cannot start, from its root by chroot) and probed
-	LATHE_IMAGE=$(IMAGE) LATHE_CONTAINER=$(CONTAINER) $(RUST) cargo test -q -p lathe-site --test image -- --ignored --nocapture
+	LATHE_IMAGE=$(IMAGE) LATHE_CONTAINER=$(CONTAINER) $(RUST) cargo test -q -p lathe-site --test process image:: -- --ignored --nocapture
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
 	mkdir -p screenshots

@@ -15,7 +15,7 @@ use tower::ServiceBuilder;
 
 use crate::config::Config;
 use crate::http::connection::{self, Limits};
-use crate::http::layers::{Headed, Metered};
+use crate::http::layers::{Headed, Meter, Metered};
 use crate::http::{LoadError, Site};
 use crate::mail::{Mailer, Outbox};
 use crate::operations::health::Health;
@@ -105,7 +105,7 @@ impl Application {
         };
         let logged = ServiceBuilder::new()
             .layer(logs::requests())
-            .layer(Metered::layer(route_class))
+            .layer(Metered::layer(Meter(route_class)))
             .service(
                 Router::new()
                     .merge(api.unwrap_or_else(waitlist::not_collecting))
@@ -150,6 +150,12 @@ impl Application {
     /// The port the site is served on.
     pub fn port(&self) -> u16 {
         self.address.port()
+    }
+
+    /// The whole of what is served, to call without a socket (tests use
+    /// `tower::ServiceExt::oneshot`).
+    pub fn service(&self) -> Headed<Router> {
+        self.service.clone()
     }
 
     /// The outbox's worker, when the server confirms addresses (tests run its due

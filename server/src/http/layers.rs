@@ -91,124 +91,118 @@ where
     }
 }
 
-/// Which kind of route a path is, for the metrics' labels: few values, never the path.
-pub type RouteClass = fn(&str) -> &'static str;
-
-/// Counts and times every request it wraps, by route class and status
-/// ([`crate::operations::metrics`]).
+/// A service whose every answer is finished by `F`: what [`Metered`] and [`Headed`] are.
 #[derive(Clone)]
-pub struct Metered<S> {
+pub struct Wrapped<S, F> {
     inner: S,
-    class: RouteClass,
+    finish: F,
 }
 
-impl<S> Metered<S> {
-    /// `inner`, counted and timed, each request labelled with its `class`.
-    pub fn layer(class: RouteClass) -> impl Layer<S, Service = Self> + Clone {
-        tower::layer::layer_fn(move |inner| Self { inner, class })
+/// What a [`Wrapped`] service does: notes what it needs when a request comes, and
+/// finishes the answer with it.
+pub trait Finish {
+    /// What is kept from the request until its answer.
+    type Noted;
+    /// Notes what [`Finish::finish`] will need from `request`.
+    fn note(&self, request: &Request) -> Self::Noted;
+    /// Finishes `response`.
+    fn finish(noted: Self::Noted, response: &mut Response);
+}
+
+impl<S, F: Clone> Wrapped<S, F> {
+    /// The layer that wraps a service with `finish`.
+    pub fn layer(finish: F) -> impl Layer<S, Service = Self> + Clone {
+        tower::layer::layer_fn(move |inner| Self {
+            inner,
+            finish: finish.clone(),
+        })
     }
 }
 
-impl<S> Service<Request> for Metered<S>
+impl<S, F> Service<Request> for Wrapped<S, F>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
+    F: Finish,
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = MeteredFuture<S::Future>;
+    type Future = Finishing<S::Future, F>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        MeteredFuture {
-            route: (self.class)(request.uri().path()),
-            started: Instant::now(),
+        Finishing {
+            noted: Some(self.finish.note(&request)),
             inner: self.inner.call(request),
         }
     }
 }
 
 pin_project! {
-    /// A [`Metered`] request under way.
-    pub struct MeteredFuture<F> {
+    /// A [`Wrapped`] request under way.
+    pub struct Finishing<Fut, F: Finish> {
         #[pin]
-        inner: F,
-        route: &'static str,
-        started: Instant,
+        inner: Fut,
+        noted: Option<F::Noted>,
     }
 }
 
-impl<F: Future<Output = Answered>> Future for MeteredFuture<F> {
+impl<Fut: Future<Output = Answered>, F: Finish> Future for Finishing<Fut, F> {
     type Output = Answered;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answered> {
         let this = self.project();
-        let Ok(response) = ready_poll!(this.inner.poll(cx));
-        metrics::answered(this.route, response.status(), this.started.elapsed());
+        let Ok(mut response) = ready_poll!(this.inner.poll(cx));
+        if let Some(noted) = this.noted.take() {
+            F::finish(noted, &mut response);
+        }
         Poll::Ready(Ok(response))
+    }
+}
+
+/// Counts and times every request it wraps, by route class and status
+/// ([`crate::operations::metrics`]).
+pub type Metered<S> = Wrapped<S, Meter>;
+
+/// Which kind of route a path is, for the metrics' labels: few values, never the path.
+pub type RouteClass = fn(&str) -> &'static str;
+
+/// [`Metered`]'s work: a request's route class and start, its answer's status and time.
+#[derive(Clone, Copy)]
+pub struct Meter(pub RouteClass);
+
+impl Finish for Meter {
+    type Noted = (&'static str, Instant);
+
+    fn note(&self, request: &Request) -> Self::Noted {
+        ((self.0)(request.uri().path()), Instant::now())
+    }
+
+    fn finish((route, started): Self::Noted, response: &mut Response) {
+        metrics::answered(route, response.status(), started.elapsed());
     }
 }
 
 /// Gives every response, errors included, the headers of the build's `_headers` file:
 /// `/*`'s always, the other rules' (the assets' cache policy) only on successful ones;
 /// `no-cache` wherever no rule set a cache policy.
+pub type Headed<S> = Wrapped<S, Heads>;
+
+/// [`Headed`]'s work: the build's header rules, for the path asked for.
 #[derive(Clone)]
-pub struct Headed<S> {
-    inner: S,
-    rules: Arc<[Rule]>,
-}
+pub struct Heads(pub Arc<[Rule]>);
 
-impl<S> Headed<S> {
-    /// `inner`, its responses given `rules`' headers.
-    pub fn layer(rules: Arc<[Rule]>) -> impl Layer<S, Service = Self> + Clone {
-        tower::layer::layer_fn(move |inner| Self {
-            inner,
-            rules: rules.clone(),
-        })
-    }
-}
+impl Finish for Heads {
+    type Noted = (Uri, Arc<[Rule]>);
 
-impl<S> Service<Request> for Headed<S>
-where
-    S: Service<Request, Response = Response, Error = Infallible>,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = HeadedFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
+    fn note(&self, request: &Request) -> Self::Noted {
+        (request.uri().clone(), self.0.clone())
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
-        HeadedFuture {
-            uri: request.uri().clone(),
-            rules: self.rules.clone(),
-            inner: self.inner.call(request),
-        }
-    }
-}
-
-pin_project! {
-    /// A [`Headed`] request under way.
-    pub struct HeadedFuture<F> {
-        #[pin]
-        inner: F,
-        uri: Uri,
-        rules: Arc<[Rule]>,
-    }
-}
-
-impl<F: Future<Output = Answered>> Future for HeadedFuture<F> {
-    type Output = Answered;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answered> {
-        let this = self.project();
-        let Ok(mut response) = ready_poll!(this.inner.poll(cx));
-        add_headers(this.rules, this.uri.path(), &mut response);
-        Poll::Ready(Ok(response))
+    fn finish((uri, rules): Self::Noted, response: &mut Response) {
+        add_headers(&rules, uri.path(), response);
     }
 }
 

@@ -30,7 +30,7 @@ use tower::{Layer, Service, ServiceBuilder, ServiceExt};
 use tower_http::services::ServeDir;
 
 use self::headers::{HSTS, Rule};
-use self::layers::{Guard, Headed, Page};
+use self::layers::{Guard, Headed, Heads, Page};
 use self::memo::Memo;
 use self::memory::Memory;
 
@@ -144,6 +144,6 @@ impl Site {
     where
         S: Service<Request, Response = Response, Error = Infallible>,
     {
-        Headed::layer(self.rules.clone().into()).layer(service)
+        Headed::layer(Heads(self.rules.clone().into())).layer(service)
     }
 }

@@ -171,7 +171,9 @@ impl Outbox {
             }
             Err((transient, e)) if transient && attempt < MAX_ATTEMPTS => {
                 let wait = backoff_ms(attempt);
-                self.store.retry_at(&email.id, now + wait, &e).await?;
+                self.store
+                    .not_sent(&email.id, &e, Some(now + wait), now)
+                    .await?;
                 tracing::warn!(
                     kind,
                     attempt,
@@ -181,7 +183,7 @@ impl Outbox {
                 metrics::email(kind, "retried");
             }
             Err((_, e)) => {
-                self.store.failed(&email.id, now, &e).await?;
+                self.store.not_sent(&email.id, &e, None, now).await?;
                 tracing::error!(kind, attempt, "email failed: {e}");
                 metrics::email(kind, "failed");
             }

@@ -62,36 +62,44 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
     Ok(handle)
 }
 
-/// Each metric's help text (Prometheus' `# HELP` lines) and unit.
+/// Each metric's help text (Prometheus' `# HELP` lines); every `_seconds` one is a
+/// histogram in seconds, [`OPEN_CONNECTIONS`] a gauge, the others counters.
+const HELP: [(&str, &str); 10] = [
+    (REQUESTS, "Requests answered, by route class and status."),
+    (REQUEST_SECONDS, "Time to answer a request, by route class."),
+    (SIGN_UPS_STORED, "Sign-ups stored."),
+    (SIGN_UPS_REFUSED, "Sign-ups refused, by reason."),
+    (DATABASE_ERRORS, "Sign-ups the database failed to store."),
+    (
+        DATABASE_SECONDS,
+        "Time the database took to store a sign-up.",
+    ),
+    (OPEN_CONNECTIONS, "Connections open now."),
+    (
+        CONFIRMATIONS,
+        "Addresses confirmed from their emails' links.",
+    ),
+    (
+        LINKS_REFUSED,
+        "Requests from the emails' links refused before their link was read, by reason.",
+    ),
+    (
+        EMAILS,
+        "Emails by kind (confirm, already) and outcome (queued, sent, retried, failed).",
+    ),
+];
+
 fn describe() {
     use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
-    describe_counter!(REQUESTS, "Requests answered, by route class and status.");
-    describe_histogram!(
-        REQUEST_SECONDS,
-        Unit::Seconds,
-        "Time to answer a request, by route class."
-    );
-    describe_counter!(SIGN_UPS_STORED, "Sign-ups stored.");
-    describe_counter!(SIGN_UPS_REFUSED, "Sign-ups refused, by reason.");
-    describe_counter!(DATABASE_ERRORS, "Sign-ups the database failed to store.");
-    describe_histogram!(
-        DATABASE_SECONDS,
-        Unit::Seconds,
-        "Time the database took to store a sign-up."
-    );
-    describe_gauge!(OPEN_CONNECTIONS, "Connections open now.");
-    describe_counter!(
-        CONFIRMATIONS,
-        "Addresses confirmed from their emails' links."
-    );
-    describe_counter!(
-        LINKS_REFUSED,
-        "Requests from the emails' links refused before their link was read, by reason."
-    );
-    describe_counter!(
-        EMAILS,
-        "Emails by kind (confirm, already) and outcome (queued, sent, retried, failed)."
-    );
+    for (name, help) in HELP {
+        if name.ends_with("_seconds") {
+            describe_histogram!(name, Unit::Seconds, help);
+        } else if name == OPEN_CONNECTIONS {
+            describe_gauge!(name, help);
+        } else {
+            describe_counter!(name, help);
+        }
+    }
 }
 
 /// The owner's listener: `GET /metrics`, bound to `address`.

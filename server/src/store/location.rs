@@ -19,9 +19,19 @@ pub struct Location {
     pub backend: Backend,
     /// The URL sqlx is given.
     pub url: String,
+    /// For SQLite, a database full once it holds this many pages (SQLite's
+    /// `max_page_count`): a full disk, for tests that cannot mount one.
+    pub max_pages: Option<u32>,
 }
 
 impl Location {
+    /// The same SQLite database, full once it holds `pages` pages of 4 KiB.
+    #[must_use]
+    pub fn full_at(mut self, pages: u32) -> Self {
+        self.max_pages = Some(pages);
+        self
+    }
+
     /// The location to show in messages: a PostgreSQL password is left out.
     pub fn display(&self) -> String {
         match self.backend {
@@ -66,6 +76,7 @@ impl FromStr for Location {
             return Ok(Self {
                 backend: Backend::Postgres,
                 url: text.to_owned(),
+                max_pages: None,
             });
         }
         let path = text
@@ -79,6 +90,7 @@ impl FromStr for Location {
         Ok(Self {
             backend: Backend::Sqlite,
             url: format!("sqlite://{path}?mode=rwc"),
+            max_pages: None,
         })
     }
 }
@@ -99,6 +111,7 @@ mod tests {
         let sqlite = |url: &str| Location {
             backend: Backend::Sqlite,
             url: url.into(),
+            max_pages: None,
         };
         assert_eq!(
             "waitlist.db".parse(),

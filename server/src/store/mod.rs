@@ -114,30 +114,16 @@ impl Store {
     /// The database cannot be reached or opened, or a migration fails: the database's
     /// own reason ("file is not a database", "Connection refused"), at once.
     pub async fn open(location: &Location) -> Result<Self, OpenError> {
-        Self::open_with(location, None).await
+        Self::connect(location).await.map_err(|source| OpenError {
+            location: location.display(),
+            source,
+        })
     }
 
-    /// [`Store::open`], with a SQLite database that is full once it holds `max_pages`
-    /// pages (SQLite's `max_page_count`): a full disk, for tests that cannot mount one.
-    ///
-    /// # Errors
-    /// As [`Store::open`].
-    pub async fn open_full_at(location: &Location, max_pages: u32) -> Result<Self, OpenError> {
-        Self::open_with(location, Some(max_pages)).await
-    }
-
-    async fn open_with(location: &Location, max_pages: Option<u32>) -> Result<Self, OpenError> {
-        Self::connect(location, max_pages)
-            .await
-            .map_err(|source| OpenError {
-                location: location.display(),
-                source,
-            })
-    }
-
-    async fn connect(location: &Location, max_pages: Option<u32>) -> Result<Self, sqlx::Error> {
+    async fn connect(location: &Location) -> Result<Self, sqlx::Error> {
         install_default_drivers();
-        let pragmas = (location.backend == Backend::Sqlite).then(|| sqlite_pragmas(max_pages));
+        let pragmas =
+            (location.backend == Backend::Sqlite).then(|| sqlite_pragmas(location.max_pages));
         // One connection first, outside the pool, so that a failure says why at once.
         let mut first = connect_direct(location, pragmas.as_deref()).await?;
         MIGRATOR.run_direct(&mut first).await?;

@@ -147,31 +147,30 @@ impl Store {
         Ok(())
     }
 
-    /// The email `id` failed with `error`, to be tried again at `at`.
+    /// The email `id` was not sent, for `error`: to be tried again at `retry_at`, or,
+    /// without one, failed for good at `now`.
     ///
     /// # Errors
     /// The database failing.
-    pub async fn retry_at(&self, id: &str, at: i64, error: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE outbox SET next_attempt_at = $1, last_error = $2 WHERE id = $3")
-            .bind(at)
-            .bind(error)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    /// The email `id` failed for good at `now`, with `error`.
-    ///
-    /// # Errors
-    /// The database failing.
-    pub async fn failed(&self, id: &str, now: i64, error: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE outbox SET failed_at = $1, last_error = $2 WHERE id = $3")
-            .bind(now)
-            .bind(error)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+    pub async fn not_sent(
+        &self,
+        id: &str,
+        error: &str,
+        retry_at: Option<i64>,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let (column, at) = match retry_at {
+            Some(at) => ("next_attempt_at", at),
+            None => ("failed_at", now),
+        };
+        sqlx::query(&format!(
+            "UPDATE outbox SET {column} = $1, last_error = $2 WHERE id = $3"
+        ))
+        .bind(at)
+        .bind(error)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 

@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{FromRef, State};
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -214,34 +214,46 @@ pub struct TokenBody {
 
 impl Posted for TokenBody {
     const LIMIT: usize = BODY_LIMIT;
-    type Error = TokenRejection;
+    type Error = Refused;
 }
 
-/// A body that is not a token: [`Outcome::Invalid`] when it is JSON but not ours, a
-/// [`LinkError`] otherwise.
-pub enum TokenRejection {
-    /// JSON, but not `{"token": "..."}`.
-    Invalid,
-    /// Not JSON, too large, too slow.
-    Refused(LinkError),
+/// What a link's request is answered with when it goes no further: an [`Outcome`] (a
+/// token that is not ours, or expired; JSON that is not a token), or a [`LinkError`].
+pub enum Refused {
+    /// Answered as the link's fate.
+    Outcome(Outcome),
+    /// Refused before the link was read.
+    Error(LinkError),
 }
 
-impl From<BodyError> for TokenRejection {
+impl From<BodyError> for Refused {
     fn from(e: BodyError) -> Self {
         match e {
-            BodyError::NotJson => TokenRejection::Refused(LinkError::NotJson),
-            BodyError::TooLarge => TokenRejection::Refused(LinkError::TooLarge),
-            BodyError::TooSlow => TokenRejection::Refused(LinkError::TooSlow),
-            BodyError::Invalid(_) => TokenRejection::Invalid,
+            BodyError::NotJson => Refused::Error(LinkError::NotJson),
+            BodyError::TooLarge => Refused::Error(LinkError::TooLarge),
+            BodyError::TooSlow => Refused::Error(LinkError::TooSlow),
+            BodyError::Invalid(_) => Refused::Outcome(Outcome::Invalid),
         }
     }
 }
 
-impl IntoResponse for TokenRejection {
+impl From<TokenError> for Refused {
+    fn from(e: TokenError) -> Self {
+        Refused::Outcome(e.into())
+    }
+}
+
+impl<E: Into<LinkError>> From<E> for Refused {
+    fn from(e: E) -> Self {
+        Refused::Error(e.into())
+    }
+}
+
+impl IntoResponse for Refused {
     fn into_response(self) -> Response {
         match self {
-            TokenRejection::Invalid => Outcome::Invalid.into_response(),
-            TokenRejection::Refused(e) => e.into_response(),
+            Refused::Outcome(outcome) => outcome.into_response(),
+            Refused::Error(e) => e.into_response(),
         }
     }
 }
@@ -281,28 +293,39 @@ pub fn not_confirming() -> Router {
         .route(ERASE_PATH, post(refused))
 }
 
-type OwnSite = FromOwnSite<LinkError>;
-
-/// The claims of a token that is ours, for `purpose`, unexpired at `now`.
-fn verified(links: &Links, token: &str, purpose: Purpose, now: i64) -> Result<Claims, Outcome> {
-    links.key.verify(token, purpose, now).map_err(Outcome::from)
+/// A link's request: from the site's own pages, with a token.
+pub struct Link {
+    links: Links,
+    token: String,
 }
 
-async fn manage(
-    State(links): State<Links>,
-    _: OwnSite,
-    Json(TokenBody { token }): Json<TokenBody>,
-) -> Result<Response, LinkError> {
-    let claims = match verified(&links, &token, Purpose::Manage, crate::now_ms()) {
-        Ok(claims) => claims,
-        Err(outcome) => return Ok(outcome.into_response()),
-    };
+impl FromRequest<Links> for Link {
+    type Rejection = Refused;
+
+    async fn from_request(request: Request, links: &Links) -> Result<Self, Refused> {
+        let (mut parts, body) = request.into_parts();
+        FromOwnSite::<LinkError>::from_request_parts(&mut parts, links).await?;
+        let request = Request::from_parts(parts, body);
+        let Json(TokenBody { token }) = Json::from_request(request, links).await?;
+        Ok(Link {
+            links: links.clone(),
+            token,
+        })
+    }
+}
+
+impl Link {
+    /// The token's claims, if it is ours, for `purpose`, unexpired at `now`.
+    fn verified(&self, purpose: Purpose, now: i64) -> Result<Claims, TokenError> {
+        self.links.key.verify(&self.token, purpose, now)
+    }
+}
+
+async fn manage(link: Link) -> Result<Response, Refused> {
+    let claims = link.verified(Purpose::Manage, crate::now_ms())?;
+    let store = &link.links.store;
     Ok(
-        match links
-            .store
-            .find_managed(&claims.entry, &claims.nonce)
-            .await?
-        {
+        match store.find_managed(&claims.entry, &claims.nonce).await? {
             Some(entry) => answer(
                 StatusCode::OK,
                 &json!({ "status": "found", "entry": entry.exported() }),
@@ -312,44 +335,26 @@ async fn manage(
     )
 }
 
-async fn erase(
-    State(links): State<Links>,
-    _: OwnSite,
-    Json(TokenBody { token }): Json<TokenBody>,
-) -> Result<Outcome, LinkError> {
+async fn erase(link: Link) -> Result<Outcome, Refused> {
     let now = crate::now_ms();
-    let claims = match verified(&links, &token, Purpose::Manage, now) {
-        Ok(claims) => claims,
-        Err(outcome) => return Ok(outcome),
-    };
-    let erased = links
-        .store
+    let claims = link.verified(Purpose::Manage, now)?;
+    let store = &link.links.store;
+    if !store
         .erase_managed(&claims.entry, &claims.nonce, now)
-        .await?;
-    Ok(if erased {
-        tracing::info!("entry erased by its owner");
-        Outcome::Erased
-    } else {
-        Outcome::Unknown
-    })
+        .await?
+    {
+        return Ok(Outcome::Unknown);
+    }
+    tracing::info!("entry erased by its owner");
+    Ok(Outcome::Erased)
 }
 
-async fn confirm(
-    State(links): State<Links>,
-    _: OwnSite,
-    Json(TokenBody { token }): Json<TokenBody>,
-) -> Result<Outcome, LinkError> {
+async fn confirm(link: Link) -> Result<Outcome, Refused> {
     let now = crate::now_ms();
-    let claims = match verified(&links, &token, Purpose::Confirm, now) {
-        Ok(claims) => claims,
-        Err(outcome) => return Ok(outcome),
-    };
+    let claims = link.verified(Purpose::Confirm, now)?;
+    let store = &link.links.store;
     Ok(
-        match links
-            .store
-            .confirm(&claims.entry, &claims.nonce, now)
-            .await?
-        {
+        match store.confirm(&claims.entry, &claims.nonce, now).await? {
             Confirmed::Now => {
                 metrics::confirmed();
                 Outcome::Confirmed
@@ -360,21 +365,19 @@ async fn confirm(
     )
 }
 
-async fn resend(
-    State(links): State<Links>,
-    _: OwnSite,
-    Json(TokenBody { token }): Json<TokenBody>,
-) -> Result<Outcome, LinkError> {
+async fn resend(link: Link) -> Result<Outcome, Refused> {
     // An expired link may ask for a new one: read, not verified.
-    let claims = match links.key.read(&token, Purpose::Confirm) {
-        Ok(claims) => claims,
-        Err(e) => return Ok(e.into()),
-    };
+    let claims = link.links.key.read(&link.token, Purpose::Confirm)?;
     Ok(
-        match links.store.resend(&claims.entry, crate::now_ms()).await? {
+        match link
+            .links
+            .store
+            .resend(&claims.entry, crate::now_ms())
+            .await?
+        {
             Resent::Pending(queued) => {
                 if queued.is_some() {
-                    super::queued(&links.outbox, Kind::Confirm);
+                    super::queued(&link.links.outbox, Kind::Confirm);
                 }
                 Outcome::Sent
             }

@@ -166,43 +166,45 @@ mod tests {
             let h = headers(pairs);
             from_own_site(&h, own_origin(&h, false).as_deref(), &allowed)
         };
-        assert!(check(&[]), "no browser");
-        assert!(check(&[
-            ("host", "a.test:8080"),
-            ("origin", "http://a.test:8080")
-        ]));
-        assert!(check(&[
-            ("host", "a.test"),
-            ("origin", "https://site.test")
-        ]));
-        assert!(!check(&[
-            ("host", "a.test"),
-            ("origin", "https://evil.test")
-        ]));
-        assert!(!check(&[("host", "a.test"), ("origin", "null")]));
-        assert!(
-            !check(&[("host", "a.test:8080"), ("origin", "https://a.test:8080")]),
-            "the scheme is part of the origin"
-        );
-        assert!(!check(&[("sec-fetch-site", "cross-site")]));
-        assert!(check(&[("sec-fetch-site", "same-origin")]));
-        assert!(check(&[
-            ("host", "a.test"),
-            ("referer", "http://a.test/contact")
-        ]));
-        assert!(!check(&[
-            ("host", "a.test"),
-            ("referer", "https://evil.test/a.test")
-        ]));
-        assert!(!check(&[
-            ("host", "a.test"),
-            ("referer", "http://evil.test@a.test/")
-        ]));
-        assert!(!check(&[("host", "a.test"), ("referer", "nonsense")]));
-        assert!(check(&[
-            ("host", "a.test"),
-            ("referer", "https://site.test/x?y")
-        ]));
+        for (sent, welcome) in [
+            (&[][..], true),
+            (
+                &[("host", "a.test:8080"), ("origin", "http://a.test:8080")],
+                true,
+            ),
+            (&[("host", "a.test"), ("origin", "https://site.test")], true),
+            (
+                &[("host", "a.test"), ("origin", "https://evil.test")],
+                false,
+            ),
+            (&[("host", "a.test"), ("origin", "null")], false),
+            // The scheme is part of the origin.
+            (
+                &[("host", "a.test:8080"), ("origin", "https://a.test:8080")],
+                false,
+            ),
+            (&[("sec-fetch-site", "cross-site")], false),
+            (&[("sec-fetch-site", "same-origin")], true),
+            (
+                &[("host", "a.test"), ("referer", "http://a.test/contact")],
+                true,
+            ),
+            (
+                &[("host", "a.test"), ("referer", "https://evil.test/a.test")],
+                false,
+            ),
+            (
+                &[("host", "a.test"), ("referer", "http://evil.test@a.test/")],
+                false,
+            ),
+            (&[("host", "a.test"), ("referer", "nonsense")], false),
+            (
+                &[("host", "a.test"), ("referer", "https://site.test/x?y")],
+                true,
+            ),
+        ] {
+            assert_eq!(check(sent), welcome, "{sent:?}");
+        }
     }
 
     #[test]

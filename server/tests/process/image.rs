@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::{Reply, free_port, post, send_to, sign_up};
+use lathe_site_testkit::{Reply, free_port, owner, post, send_to, sign_up};
 
 /// The image's settings, as `podman image inspect` gives them.
 struct Config {
@@ -396,12 +395,7 @@ fn the_image_serves_collects_onto_its_volume_checks_its_health_and_stops_on_sigt
     assert_eq!(get(address, "/healthz").status, 200);
     assert_eq!(get(address, "/nowhere").status, 404);
     let added = post(address, &sign_up("ada@example.com"));
-    assert_eq!(
-        added.status,
-        201,
-        "{}",
-        String::from_utf8_lossy(&added.body)
-    );
+    assert_eq!(added.status, 201, "{}", added.text());
     assert!(
         running.health_check(&config.health),
         "the health check failed"
@@ -410,15 +404,8 @@ fn the_image_serves_collects_onto_its_volume_checks_its_health_and_stops_on_sigt
     assert_eq!(running.stop(), 0, "the exit code after SIGTERM");
     // The sign-up is on the volume, for the next container to serve.
     let database = running.data().join("waitlist.db");
-    let shown = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
-        .args(["waitlist", "--database", database.to_str().unwrap()])
-        .args(["show", "ada@example.com"])
-        .output()
-        .unwrap();
-    assert!(
-        shown.status.success(),
-        "{}",
-        String::from_utf8_lossy(&shown.stderr)
-    );
-    assert!(String::from_utf8_lossy(&shown.stdout).contains("Ada Lovelace"));
+    let database = database.display().to_string().parse().unwrap();
+    let (shown, entry, said) = owner(&database, &["show", "ada@example.com"]);
+    assert!(shown, "{said}");
+    assert!(entry.contains("Ada Lovelace"), "{entry}");
 }

@@ -1,21 +1,19 @@
-//! `lathe-site` as a client meets it, over raw sockets: what a browser sends, and what an
-//! attacker sends byte for byte (no client tidies the request first). Each test names the
-//! defect of the old Node server it guards against.
+//! The site's files as a client meets them, over raw sockets: what a browser sends, and
+//! what an attacker sends byte for byte (no client tidies the request first). Each test
+//! names the defect of the old Node server it guards against.
 
 use std::io::Read;
 use std::net::SocketAddr;
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use lathe_site::Site;
+use lathe_site_testkit::{Reply, send_to};
 
-mod common;
-use common::{Reply, fixture, send_to, start};
+use crate::helpers::{TestApp, config};
 
-/// The server on an ephemeral loopback port, for the whole test binary.
+/// The application on an ephemeral loopback port, for the whole test binary.
 fn server() -> SocketAddr {
-    static ADDRESS: OnceLock<SocketAddr> = OnceLock::new();
-    *ADDRESS.get_or_init(|| start(Site::load(fixture(), false).unwrap()))
+    static APP: OnceLock<TestApp> = OnceLock::new();
+    APP.get_or_init(TestApp::site).address
 }
 
 fn send(head: &str) -> Reply {
@@ -295,93 +293,12 @@ fn assets_are_immutable_only_when_they_exist_and_pages_are_no_cache() {
     );
 }
 
-// --- The binary ----------------------------------------------------------------------
-
-fn binary() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lathe-site"))
-}
-
-#[test]
-fn a_missing_build_is_one_clear_line_and_a_failure() {
-    let out = binary()
-        .args(["serve", "--dist", "/nonexistent/dist", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "lathe-site: /nonexistent/dist is not a built site (no index.html and 404.html): run `make build` first\n"
-    );
-}
-
-#[test]
-fn a_port_in_use_is_one_clear_line_and_a_failure() {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = taken.local_addr().unwrap().port().to_string();
-    let dist = fixture().to_str().unwrap();
-    let out = binary()
-        .args(["serve", "--dist", dist, "--port", &port])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.starts_with(&format!("lathe-site: cannot listen on 127.0.0.1:{port}: ")),
-        "{stderr}"
-    );
-    assert_eq!(stderr.lines().count(), 1);
-}
-
-#[cfg(unix)]
-#[test]
-fn it_listens_on_loopback_by_default_and_stops_gracefully_on_sigterm() {
-    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = free.local_addr().unwrap().port();
-    drop(free);
-    // A relative --dist, as `make start` gives it.
-    let dist = fixture().file_name().unwrap().to_str().unwrap();
-    let mut child = Running(
-        binary()
-            .current_dir(fixture().parent().unwrap())
-            .args(["serve", "--dist", dist, "--port", &port.to_string()])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = [0_u8; 64];
-    let n = child.0.stdout.as_mut().unwrap().read(&mut line).unwrap();
-    let said = String::from_utf8_lossy(&line[..n]);
-    assert!(said.contains(&format!("http://127.0.0.1:{port}")), "{said}");
-    for target in ["/", "/contact"] {
-        let head = format!("GET {target} HTTP/1.1\r\nHost: x");
-        assert_eq!(
-            send_to(([127, 0, 0, 1], port).into(), &head).status,
-            200,
-            "{target}"
-        );
-    }
-    let status = Command::new("kill")
-        .args(["-TERM", &child.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(child.0.wait().unwrap().success(), "a clean exit on SIGTERM");
-}
-
-/// A server process, killed if a test fails before it stops it.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn hsts_is_sent_with_the_flag() {
-    let address = start(Site::load(fixture(), true).unwrap());
-    let reply = send_to(address, "GET /missing HTTP/1.1\r\nHost: x");
+    let mut config = config();
+    config.hsts = true;
+    let app = TestApp::start(config);
+    let reply = send_to(app.address, "GET /missing HTTP/1.1\r\nHost: x");
     assert_eq!(
         reply.header("strict-transport-security"),
         Some("max-age=63072000; includeSubDomains")

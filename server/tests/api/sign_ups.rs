@@ -3,61 +3,24 @@
 //! over raw sockets, byte for byte; what was stored is read back with a separate
 //! connection, or with the owner's own `lathe-site waitlist` commands.
 
-use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::process::Command;
 
-use futures_util::TryStreamExt;
-use lathe_site::Site;
-use lathe_site::store::{Entry, Location, Store};
-use lathe_site::waitlist::{Settings, Waitlist};
-
-mod common;
-use common::{
-    NOTICE, Postgres, Reply, error, fixture, json, post, post_with, send_to, sign_up, sign_up_with,
-    sqlite,
+use lathe_site::store::Location;
+use lathe_site::waitlist::Settings;
+use lathe_site_testkit::{
+    NOTICE, Reply, error, json, post, post_with, send_to, sign_up, sign_up_with, sqlite,
 };
 
-/// The site, collecting into `location`, on an ephemeral loopback port.
-fn collecting(location: &Location, settings: Settings) -> SocketAddr {
-    let location = location.clone();
-    common::start_with(async move {
-        let store = Store::open(&location).await.unwrap();
-        Site::load(fixture(), false)
-            .unwrap()
-            .with_waitlist(Waitlist::new(store, settings))
-    })
-}
-
-fn unlimited() -> Settings {
-    Settings {
-        per_minute: None,
-        ..Settings::default()
-    }
-}
-
-/// What `location` holds, read through a connection of its own.
-fn stored(location: &Location) -> Vec<Entry> {
-    tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let store = Store::open(location).await.unwrap();
-        let entries = store.entries().try_collect().await.unwrap();
-        store.close().await;
-        entries
-    })
-}
+use crate::helpers::{TestApp, sql, stored, unlimited};
 
 /// A sign-up lands as a row. The same address again (in another case, or another Unicode
 /// form) leaves the entry as it was, is counted with its time, and is answered byte for
 /// byte as a new sign-up: no one learns that an address is on the list, or rewrites it.
-fn signs_up_and_repeats(location: &Location) {
-    let address = collecting(location, unlimited());
+fn a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one(location: &Location) {
+    let app = TestApp::collecting(location, unlimited());
+    let address = app.address;
     let first = post(address, &sign_up("Jos\u{e9}@Example.com"));
-    assert_eq!(
-        first.status,
-        201,
-        "{}",
-        String::from_utf8_lossy(&first.body)
-    );
+    assert_eq!(first.status, 201, "{}", first.text());
     assert_eq!(json(&first)["status"], "added");
     assert_eq!(first.header("cache-control"), Some("no-store"));
     assert_eq!(
@@ -112,22 +75,12 @@ fn signs_up_and_repeats(location: &Location) {
     assert!(repeated_at >= entry.created_at);
 }
 
-#[test]
-fn sqlite_a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one() {
-    signs_up_and_repeats(&sqlite());
-}
-
-#[test]
-fn postgres_a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one() {
-    let postgres = Postgres::start();
-    signs_up_and_repeats(&postgres.location);
-}
-
 /// N concurrent sign-ups in, N rows out, each answered 201.
-fn loses_nothing(location: &Location) {
+fn two_hundred_concurrent_sign_ups_make_two_hundred_rows(location: &Location) {
     const CLIENTS: usize = 50;
     const EACH: usize = 4;
-    let address = collecting(location, unlimited());
+    let app = TestApp::collecting(location, unlimited());
+    let address = app.address;
     let statuses: Vec<u16> = std::thread::scope(|scope| {
         let clients: Vec<_> = (0..CLIENTS)
             .map(|client| {
@@ -154,21 +107,11 @@ fn loses_nothing(location: &Location) {
 }
 
 #[test]
-fn sqlite_200_concurrent_sign_ups_make_200_rows() {
-    loses_nothing(&sqlite());
-}
-
-#[test]
-fn postgres_200_concurrent_sign_ups_make_200_rows() {
-    let postgres = Postgres::start();
-    loses_nothing(&postgres.location);
-}
-
-#[test]
 #[expect(clippy::too_many_lines, reason = "one table of cases")]
 fn bad_input_gets_a_clear_refusal_and_stores_nothing() {
     let location = sqlite();
-    let address = collecting(&location, unlimited());
+    let app = TestApp::collecting(&location, unlimited());
+    let address = app.address;
     let json_type = "Content-Type: application/json";
     let origin = format!("Origin: http://{address}");
     let valid = sign_up("ada@example.com");
@@ -312,7 +255,8 @@ fn bad_input_gets_a_clear_refusal_and_stores_nothing() {
 #[test]
 fn the_rules_and_their_messages_are_the_cores() {
     let location = sqlite();
-    let address = collecting(&location, unlimited());
+    let app = TestApp::collecting(&location, unlimited());
+    let address = app.address;
     let body = serde_json::json!({
         "name": " \u{3000}", "email": "ada@example", "message": "", "privacyNotice": NOTICE,
     });
@@ -345,7 +289,8 @@ fn the_rules_and_their_messages_are_the_cores() {
 #[test]
 fn the_honeypot_is_answered_as_a_success_and_stores_nothing() {
     let location = sqlite();
-    let address = collecting(&location, unlimited());
+    let app = TestApp::collecting(&location, unlimited());
+    let address = app.address;
     let reply = post(
         address,
         &sign_up_with("bot@example.com", "website", "https://spam.example"),
@@ -366,7 +311,8 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
         trusted_proxies,
         ..Settings::default()
     };
-    let address = collecting(&location, settings(0));
+    let app = TestApp::collecting(&location, settings(0));
+    let address = app.address;
     for n in 0..2 {
         assert_eq!(
             post(address, &sign_up(&format!("{n}@example.com"))).status,
@@ -387,7 +333,8 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
 
     // Behind a proxy, each forwarded address has its own allowance; unless told, the
     // header is not trusted (anyone could send it).
-    let proxied = collecting(&sqlite(), settings(1));
+    let proxied_app = TestApp::collecting(&sqlite(), settings(1));
+    let proxied = proxied_app.address;
     let from = |lines: &[&str], email: &str| {
         let mut headers = vec!["Content-Type: application/json".to_owned()];
         headers.extend(lines.iter().map(|l| format!("X-Forwarded-For: {l}")));
@@ -413,7 +360,8 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
     assert_eq!(from(&["2001:db8:0:1::2"], "v6b@example.com"), 201);
     assert_eq!(from(&["2001:db8:0:1:ffff::3"], "v6c@example.com"), 429);
     assert_eq!(from(&["2001:db8:0:2::1"], "v6c@example.com"), 201);
-    let direct = collecting(&sqlite(), settings(0));
+    let direct_app = TestApp::collecting(&sqlite(), settings(0));
+    let direct = direct_app.address;
     for n in 0..3 {
         let status = post_with(
             direct,
@@ -431,13 +379,14 @@ fn too_many_sign_ups_from_one_client_get_429_with_retry_after() {
 #[test]
 fn a_visitor_who_mistypes_is_not_locked_out() {
     let location = sqlite();
-    let address = collecting(
+    let app = TestApp::collecting(
         &location,
         Settings {
             per_minute: NonZeroU32::new(5),
             ..Settings::default()
         },
     );
+    let address = app.address;
     let honeypot = sign_up_with("bot@example.com", "website", "https://spam.example");
     for _ in 0..5 {
         assert_eq!(post(address, &sign_up("ada@example")).status, 422);
@@ -456,13 +405,14 @@ fn a_visitor_who_mistypes_is_not_locked_out() {
 fn another_origin_posts_only_when_allowed_with_cors() {
     let location = sqlite();
     let allowed = "https://site.test";
-    let address = collecting(
+    let app = TestApp::collecting(
         &location,
         Settings {
             allowed_origins: vec![allowed.into()],
             ..unlimited()
         },
     );
+    let address = app.address;
     let preflight = send_to(
         address,
         &format!(
@@ -501,17 +451,11 @@ fn another_origin_posts_only_when_allowed_with_cors() {
 #[test]
 fn a_failing_database_gets_503_and_the_server_keeps_serving() {
     let location = sqlite();
-    let address = collecting(&location, unlimited());
+    let app = TestApp::collecting(&location, unlimited());
+    let address = app.address;
     assert_eq!(post(address, &sign_up("ada@example.com")).status, 201);
     // The table goes, behind the server's back.
-    tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let pool = sqlx::AnyPool::connect(&location.url).await.unwrap();
-        sqlx::query("DROP TABLE waitlist")
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-    });
+    sql(&location, "DROP TABLE waitlist");
     let reply = post(address, &sign_up("grace@example.com"));
     assert_eq!(reply.status, 503);
     assert_eq!(
@@ -523,8 +467,8 @@ fn a_failing_database_gets_503_and_the_server_keeps_serving() {
 
 #[test]
 fn without_a_database_the_endpoint_says_it_is_not_collecting() {
-    let address = common::start(Site::load(fixture(), false).unwrap());
-    let reply = post(address, &sign_up("ada@example.com"));
+    let app = TestApp::site();
+    let reply = post(app.address, &sign_up("ada@example.com"));
     assert_eq!(reply.status, 503);
     assert_eq!(
         error(&reply),
@@ -532,106 +476,7 @@ fn without_a_database_the_endpoint_says_it_is_not_collecting() {
     );
 }
 
-fn owner(location: &Location, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
-        .arg("waitlist")
-        .args(["--database", &location.display()])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-#[test]
-fn the_owner_exports_shows_and_erases_entries() {
-    let location = sqlite();
-    let address = collecting(&location, unlimited());
-    for email in ["ada@example.com", "grace@example.com"] {
-        assert_eq!(post(address, &sign_up(email)).status, 201);
-    }
-    let formula = sign_up_with(
-        "eve@example.com",
-        "name",
-        "=HYPERLINK(\"https://evil.example\")",
-    );
-    assert_eq!(post(address, &formula).status, 201);
-
-    // Without --smtp nobody confirmed anything: the default export (confirmed entries)
-    // is empty, and says what it left out.
-    let (ok, csv, said) = owner(&location, &["export"]);
-    assert!(ok);
-    assert_eq!(csv.lines().count(), 1, "{csv}");
-    assert_eq!(
-        said,
-        "left out: 3 unconfirmed (--status all exports every entry)\n"
-    );
-
-    let (ok, csv, said) = owner(&location, &["export", "--status", "unconfirmed"]);
-    assert!(ok);
-    assert_eq!(said, "");
-    let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(
-        lines[0],
-        "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\""
-    );
-    assert_eq!(lines.len(), 4);
-    assert!(lines[1].starts_with(
-        "\"ada@example.com\",\"Ada Lovelace\",\"Analytical Engines\",\"CTO\",\"enterprise\",\"A booking app, please.\",\"2026-11-22\",\""
-    ));
-    assert!(
-        lines[1].ends_with("\",\"0\",\"\",\"unconfirmed\",\"\""),
-        "{}",
-        lines[1]
-    );
-    assert!(
-        csv.contains("\"'=HYPERLINK(\"\"https://evil.example\"\")\""),
-        "a formula is defused: {csv}"
-    );
-
-    let (ok, exported, _) = owner(
-        &location,
-        &["export", "--format", "json", "--status", "all"],
-    );
-    assert!(ok);
-    let exported: serde_json::Value = serde_json::from_str(&exported).unwrap();
-    assert_eq!(exported.as_array().unwrap().len(), 3);
-    let eve = exported
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["email"] == "eve@example.com")
-        .unwrap();
-    assert_eq!(eve["name"], "=HYPERLINK(\"https://evil.example\")");
-    assert_eq!(exported[0]["privacy_notice"], NOTICE);
-
-    let (ok, shown, _) = owner(&location, &["show", "GRACE@example.com"]);
-    assert!(ok);
-    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
-    assert_eq!(shown["email"], "grace@example.com");
-    assert!(shown["created_at"].as_str().unwrap().ends_with('Z'));
-
-    let (ok, said, _) = owner(&location, &["erase", "Grace@Example.com"]);
-    assert!(ok);
-    assert_eq!(said, "erased the entry for Grace@Example.com\n");
-    let (ok, _, said) = owner(&location, &["show", "grace@example.com"]);
-    assert!(!ok);
-    assert_eq!(said, "lathe-site: no entry for grace@example.com\n");
-    let (ok, _, said) = owner(&location, &["erase", "grace@example.com"]);
-    assert!(!ok);
-    assert_eq!(said, "lathe-site: no entry for grace@example.com\n");
-    let (ok, count, _) = owner(&location, &["count"]);
-    assert!(ok);
-    assert_eq!(count, "2\n");
-
-    let missing: Location = "/nonexistent/folder/w.db".parse().unwrap();
-    let (ok, _, said) = owner(&missing, &["count"]);
-    assert!(!ok);
-    assert!(
-        said.starts_with("lathe-site: cannot open the database /nonexistent/folder/w.db: "),
-        "{said}"
-    );
-}
+lathe_site_testkit::on_both_databases!(
+    a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one,
+    two_hundred_concurrent_sign_ups_make_two_hundred_rows,
+);

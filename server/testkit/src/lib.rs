@@ -1,0 +1,24 @@
+//! What `lathe-site`'s integration tests share (`tests/api`, in-process, and
+//! `tests/process`, the binary): a small built site ([`site`]), a raw HTTP/1.1 client that
+//! sends bytes exactly as given ([`client`]), databases of a test's own ([`databases`]),
+//! a real SMTP server ([`smtp`]), sign-ups as the form posts them ([`forms`]), the
+//! owner's commands ([`owner`]), and waiting by polling a condition ([`wait`]).
+
+pub mod client;
+pub mod databases;
+pub mod forms;
+pub mod owner;
+pub mod site;
+pub mod smtp;
+pub mod wait;
+
+pub use client::{
+    Reply, error, get, held_for, json, post, post_json, post_to, post_token, post_with, send_bytes,
+    send_to, status_of,
+};
+pub use databases::{Postgres, Sqlite, sqlite};
+pub use forms::{NOTICE, load, sign_up, sign_up_with};
+pub use owner::{export, outbox, owner};
+pub use site::{fixture, scratch};
+pub use smtp::{Email, Smtp, free_port};
+pub use wait::{until, wait_for};

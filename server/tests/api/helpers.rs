@@ -1,0 +1,190 @@
+//! The application in-process, as the tests drive it: [`TestApp`] builds it from a
+//! [`Config`] on a port the system picks and serves it on a runtime of its own; its
+//! outbox's due emails go when the test says ([`TestApp::deliver_due`]), not on a timer.
+//! And the owner's commands, which are a program's: [`owner`] runs the binary.
+
+use std::net::SocketAddr;
+
+use futures_util::TryStreamExt;
+use lathe_site::config::{Config, MailConfig, WaitlistConfig};
+use lathe_site::domain::Entry;
+use lathe_site::domain::token::Key;
+use lathe_site::mail::{MailServer, Outbox};
+use lathe_site::startup::Application;
+use lathe_site::store::{Location, Store};
+use lathe_site::waitlist::Settings;
+use lathe_site_testkit::{Smtp, fixture};
+use tokio::runtime::Runtime;
+use tokio::sync::oneshot;
+
+/// The key the confirming test servers sign their links with.
+pub const KEY: &str = "a test key of more than thirty-two bytes";
+
+/// The application, served on loopback until dropped.
+pub struct TestApp {
+    /// Where it listens.
+    pub address: SocketAddr,
+    outbox: Option<Outbox>,
+    stop: Option<oneshot::Sender<()>>,
+    runtime: Runtime,
+}
+
+impl TestApp {
+    /// Serves `config` (on port 0, without the background workers).
+    pub fn start(mut config: Config) -> Self {
+        config.address = SocketAddr::from(([127, 0, 0, 1], 0));
+        config.workers = false;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let app = runtime.block_on(Application::build(config)).unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let (address, outbox) = (app.address(), app.outbox().cloned());
+        runtime.spawn(app.run_until_stopped(async {
+            let _ = stopped.await;
+        }));
+        Self {
+            address,
+            outbox,
+            stop: Some(stop),
+            runtime,
+        }
+    }
+
+    /// The site alone, collecting nothing.
+    pub fn site() -> Self {
+        Self::start(config())
+    }
+
+    /// The site, collecting into `database` with `settings`.
+    pub fn collecting(database: &Location, settings: Settings) -> Self {
+        Self::start(collecting(database, settings))
+    }
+
+    /// The site, collecting into `database` with no allowance, confirming through `smtp`.
+    pub fn confirming(database: &Location, smtp: &Smtp) -> Self {
+        let mut config = collecting(database, unlimited());
+        if let Some(waitlist) = &mut config.waitlist {
+            waitlist.mail = Some(mail(smtp));
+        }
+        Self::start(config)
+    }
+
+    /// Delivers the emails due now, as the worker would, until none is left due: how many
+    /// it tried.
+    pub fn deliver_due(&self) -> usize {
+        self.deliver_due_at(lathe_site::now_ms())
+    }
+
+    /// [`TestApp::deliver_due`] as at `now` (ms since the Unix epoch): a clock moved
+    /// past a retry's backoff.
+    pub fn deliver_due_at(&self, now: i64) -> usize {
+        let outbox = self.outbox.as_ref().expect("a confirming server");
+        let mut tried = 0;
+        loop {
+            match self.runtime.block_on(outbox.deliver_due(now)).unwrap() {
+                0 => return tried,
+                n => tried += n,
+            }
+        }
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Serving the test site, with the command line's defaults.
+pub fn config() -> Config {
+    Config::new(fixture().to_owned())
+}
+
+/// Collecting into `database` with `settings`.
+pub fn collecting(database: &Location, settings: Settings) -> Config {
+    let mut config = config();
+    config.waitlist = Some(WaitlistConfig {
+        database: database.clone(),
+        settings,
+        mail: None,
+    });
+    config
+}
+
+/// Confirming through `smtp`, sending as Lathe, links to `https://lathe.example.com`.
+pub fn mail(smtp: &Smtp) -> MailConfig {
+    mail_to(&smtp.url())
+}
+
+/// Confirming through the SMTP server at `url` (for a test that sends no email, one
+/// where nothing listens).
+pub fn mail_to(url: &str) -> MailConfig {
+    MailConfig {
+        server: MailServer::new(url, "Lathe <hello@example.com>", None).unwrap(),
+        key: Key::new(KEY).unwrap(),
+        site_url: "https://lathe.example.com".into(),
+    }
+}
+
+/// The site, collecting into `database`, confirming addresses by email, never sending
+/// one: for the link routes' refusals.
+pub fn confirming_without_mail(database: &Location) -> Config {
+    let mut config = collecting(database, unlimited());
+    if let Some(waitlist) = &mut config.waitlist {
+        waitlist.mail = Some(mail_to("smtp://127.0.0.1:9"));
+    }
+    config
+}
+
+/// No allowance: as many sign-ups from one client as a test sends.
+pub fn unlimited() -> Settings {
+    Settings {
+        per_minute: None,
+        ..Settings::default()
+    }
+}
+
+/// Runs `future` on a runtime of its own.
+pub fn run<T>(future: impl Future<Output = T>) -> T {
+    tokio::runtime::Runtime::new().unwrap().block_on(future)
+}
+
+/// What `location` holds, read through a connection of its own.
+pub fn stored(location: &Location) -> Vec<Entry> {
+    run(async {
+        let store = Store::open(location).await.unwrap();
+        let entries = store.entries().try_collect().await.unwrap();
+        store.close().await;
+        entries
+    })
+}
+
+/// Runs `statement` on `database`, through a connection of its own.
+pub fn sql(database: &Location, statement: &str) {
+    sqlx::any::install_default_drivers();
+    run(async {
+        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
+        sqlx::query(statement).execute(&pool).await.unwrap();
+        pool.close().await;
+    });
+}
+
+/// The first column of the first row `query` gives, as text, through a connection of
+/// its own.
+pub fn sql_text(database: &Location, query: &str) -> String {
+    sqlx::any::install_default_drivers();
+    run(async {
+        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
+        let text: String = sqlx::query_scalar(&format!("SELECT CAST(({query}) AS TEXT)"))
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        text
+    })
+}

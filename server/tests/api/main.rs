@@ -1,0 +1,11 @@
+//! The server's tests that need no process of their own: the application in-process
+//! ([`helpers::TestApp`], on port 0), talked to over raw sockets, or called without one.
+//! One binary, so that its dependencies are linked once.
+
+mod faults;
+mod files;
+mod helpers;
+mod links;
+mod owner;
+mod routes;
+mod sign_ups;

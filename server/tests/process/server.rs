@@ -1,0 +1,153 @@
+//! `lathe-site serve` as a process of its own, for what only a process shows: signals,
+//! kill -9, descriptor limits, its environment, its log and its metrics.
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use lathe_site::store::Location;
+use lathe_site_testkit::{Smtp, fixture};
+
+/// The key the confirming servers sign their links with.
+pub const KEY: &str = "a test key of more than thirty-two bytes";
+
+/// The flags of a server that confirms through the SMTP server at `smtp`.
+pub fn confirming_through(smtp: &str) -> Vec<String> {
+    [
+        "--smtp",
+        smtp,
+        "--mail-from",
+        "Lathe <hello@example.com>",
+        "--site-url",
+        "https://lathe.example.com",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// `lathe-site serve` on a free port, killed when dropped; its standard error is kept.
+pub struct Server {
+    /// The process.
+    pub child: Child,
+    /// Where it listens.
+    pub address: SocketAddr,
+    /// What it wrote to standard error so far.
+    pub stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    pub fn start(database: Option<&Location>, extra: &[&str]) -> Self {
+        Self::start_with(
+            Command::new(env!("CARGO_BIN_EXE_lathe-site")),
+            database,
+            extra,
+        )
+    }
+
+    /// Started by `command` (the binary, or a wrapper such as prlimit that runs it), on a
+    /// port the system picks (`--port 0`), read back from the line the server prints: a
+    /// port found free beforehand could be taken by another test's connection meanwhile.
+    pub fn start_with(mut command: Command, database: Option<&Location>, extra: &[&str]) -> Self {
+        command
+            .args(["serve", "--dist", fixture().to_str().unwrap()])
+            .args(["--port", "0", "--sign-ups-per-minute", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(database) = database {
+            command.args(["--database", &database.display()]);
+        }
+        let mut child = command.spawn().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0_u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        });
+        // The "serving DIST on http://ADDRESS" line; the rest of standard output is read
+        // and dropped, so that the server never blocks on a full pipe.
+        let (found, bound) = std::sync::mpsc::channel();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(stdout).map_while(Result::ok) {
+                let said = line.strip_prefix("serving ");
+                if let Some((_, address)) = said.and_then(|rest| rest.rsplit_once(" on http://")) {
+                    let _ = found.send(address.parse::<SocketAddr>().unwrap());
+                }
+            }
+        });
+        let started = Instant::now();
+        let address = loop {
+            if let Ok(address) = bound.recv_timeout(Duration::from_millis(20)) {
+                break address;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the server did not start: {}",
+                stderr.lock().unwrap()
+            );
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the server exited ({status}): {}", stderr.lock().unwrap());
+            }
+        };
+        Self {
+            child,
+            address,
+            stderr,
+        }
+    }
+
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the process to end, at most `limit`.
+    pub fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `sqlite3 FILE SQL`, as an owner would look.
+pub fn sqlite3(database: &Location, sql: &str) -> String {
+    let out = Command::new("sqlite3")
+        .arg(database.display())
+        .arg(sql)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The server, confirming addresses through `smtp`, with `extra` flags.
+pub fn confirming(database: &Location, smtp: &Smtp, extra: &[&str]) -> Server {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command.env("LATHE_TOKEN_KEY", KEY);
+    let mut flags = confirming_through(&smtp.url());
+    flags.extend(extra.iter().map(|&flag| flag.to_owned()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    Server::start_with(command, Some(database), &flags)
+}
