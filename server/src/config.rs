@@ -317,15 +317,18 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// Not the site's address.
+    #[error("--site-url must be the site's http(s):// address, not {given:?}")]
+    SiteUrl {
+        /// What was given.
+        given: String,
+    },
     /// The key is too short.
     #[error(transparent)]
     ShortKey(#[from] ShortKey),
     /// The mail server's URL or the sender.
     #[error(transparent)]
     Mailer(#[from] MailerError),
-    /// Not the site's address.
-    #[error("--site-url must be the site's http(s):// address, not {0:?}")]
-    SiteUrl(String),
 }
 
 /// Everything a server is built from (by `startup::Application::build`).
@@ -458,7 +461,7 @@ impl MailArgs {
         let key = Key::new(&key_text)?;
         let site_url = self.site_url.unwrap_or_default();
         if !(site_url.starts_with("https://") || site_url.starts_with("http://")) {
-            return Err(ConfigError::SiteUrl(site_url));
+            return Err(ConfigError::SiteUrl { given: site_url });
         }
         Ok(Some(MailConfig {
             server,

@@ -30,15 +30,20 @@ pub enum StartError {
     /// The build.
     #[error(transparent)]
     Site(#[from] LoadError),
+    /// The site's own address.
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The database.
     #[error(transparent)]
     Store(#[from] OpenError),
     /// The metrics' recorder or listener.
     #[error(transparent)]
     Metrics(#[from] MetricsError),
-    /// The site's own address.
-    #[error("cannot listen on {0}: {1}")]
-    Listen(SocketAddr, #[source] std::io::Error),
 }
 
 /// A server, ready to run: its listeners bound, its database open.
@@ -116,9 +121,13 @@ impl Application {
             .merge(health.router())
             .fallback_service(logged);
         let service = site.headed(routed);
-        let listener = TcpListener::bind(config.address)
-            .await
-            .map_err(|e| StartError::Listen(config.address, e))?;
+        let listener =
+            TcpListener::bind(config.address)
+                .await
+                .map_err(|source| StartError::Listen {
+                    address: config.address,
+                    source,
+                })?;
         // The address bound, so that port 0 says which port the system gave.
         let address = listener.local_addr().unwrap_or(config.address);
         said.push(format!(

@@ -57,15 +57,20 @@ pub struct Limits {
     pub shutdown_delay: Duration,
 }
 
+impl Limits {
+    /// `lathe-site serve`'s defaults (its flags say the same).
+    pub const DEFAULT: Limits = Limits {
+        header_timeout: Duration::from_secs(10),
+        idle_timeout: Duration::from_secs(60),
+        max_connections: None,
+        shutdown_timeout: Duration::from_secs(10),
+        shutdown_delay: Duration::ZERO,
+    };
+}
+
 impl Default for Limits {
     fn default() -> Self {
-        Self {
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            max_connections: None,
-            shutdown_timeout: Duration::from_secs(10),
-            shutdown_delay: Duration::ZERO,
-        }
+        Self::DEFAULT
     }
 }
 

@@ -12,28 +12,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use crate::domain::Entry;
 use crate::store::StoreError;
 
-/// Why an export stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// Reading the entries failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// Writing them failed.
-    #[error("cannot write the export: {0}")]
-    Write(#[from] std::io::Error),
-}
-
-impl From<csv::Error> for ExportError {
-    fn from(e: csv::Error) -> Self {
-        Self::Write(e.into())
-    }
-}
-
-impl From<serde_json::Error> for ExportError {
-    fn from(e: serde_json::Error) -> Self {
-        Self::Write(e.into())
-    }
-}
+use super::OwnerError;
 
 /// The CSV's columns, in order: [`crate::domain::Exported`]'s fields.
 const HEADER: [&str; 12] = [
@@ -89,7 +68,7 @@ fn defused(text: &str) -> Cow<'_, str> {
 pub async fn csv(
     entries: impl Stream<Item = Result<Entry, StoreError>>,
     out: impl Write,
-) -> Result<(), ExportError> {
+) -> Result<(), OwnerError> {
     let mut writer = ::csv::WriterBuilder::new()
         .quote_style(::csv::QuoteStyle::Always)
         .from_writer(out);
@@ -125,7 +104,7 @@ pub async fn csv(
 pub async fn json(
     entries: impl Stream<Item = Result<Entry, StoreError>>,
     mut out: impl Write,
-) -> Result<(), ExportError> {
+) -> Result<(), OwnerError> {
     let mut serializer = serde_json::Serializer::pretty(&mut out);
     let mut array = serializer.serialize_seq(None)?;
     let mut entries = std::pin::pin!(entries);

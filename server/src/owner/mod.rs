@@ -17,44 +17,44 @@ use crate::operations::health::{self, ProbeError};
 use crate::operations::retention;
 use crate::store::{BackupError, Location, OpenError, Store, StoreError};
 
-use self::export::ExportError;
-
 /// Why an owner's command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum OwnerError {
     /// The database could not be opened.
     #[error(transparent)]
     Open(#[from] OpenError),
+    /// No entry has that address.
+    #[error("no entry for {email}")]
+    NoEntry {
+        /// The address asked for.
+        email: String,
+    },
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The export stopped.
-    #[error(transparent)]
-    Export(#[from] ExportError),
-    /// The backup was not written.
-    #[error(transparent)]
-    Backup(#[from] BackupError),
-    /// No entry has that address.
-    #[error("no entry for {0}")]
-    NoEntry(String),
-    /// Standard output or a file could not be written.
-    #[error("cannot write: {0}")]
-    Write(#[from] std::io::Error),
-    /// The build could not be compressed.
-    #[error("cannot compress {}: {source}", dist.display())]
-    Compress {
-        /// The build.
-        dist: PathBuf,
+    /// A file of the build could not be read or written.
+    #[error("cannot {doing} {}: {source}", path.display())]
+    Build {
+        /// What it was doing: `compress`, `read`.
+        doing: &'static str,
+        /// The folder or file.
+        path: PathBuf,
         /// Why.
         source: std::io::Error,
     },
-    /// The build's `_headers` could not be read.
-    #[error("cannot read {}/_headers: {source}", dist.display())]
-    Headers {
-        /// The build.
-        dist: PathBuf,
-        /// Why.
-        source: std::io::Error,
+    /// The backup was not written.
+    #[error(transparent)]
+    Backup(#[from] BackupError),
+    /// Standard output could not be written.
+    #[error("cannot write: {0}")]
+    Write(#[from] std::io::Error),
+    /// The server answered, not ready.
+    #[error("{address} is not ready: {status}")]
+    NotReady {
+        /// The server asked.
+        address: SocketAddr,
+        /// What it answered.
+        status: axum::http::StatusCode,
     },
     /// The build's `_headers` could not be understood.
     #[error(transparent)]
@@ -62,9 +62,18 @@ pub enum OwnerError {
     /// The server did not answer.
     #[error(transparent)]
     Probe(#[from] ProbeError),
-    /// The server answered, not ready.
-    #[error("{0} is not ready: {1}")]
-    NotReady(SocketAddr, axum::http::StatusCode),
+}
+
+impl From<csv::Error> for OwnerError {
+    fn from(e: csv::Error) -> Self {
+        OwnerError::Write(e.into())
+    }
+}
+
+impl From<serde_json::Error> for OwnerError {
+    fn from(e: serde_json::Error) -> Self {
+        OwnerError::Write(e.into())
+    }
 }
 
 /// Runs one of the waitlist's tools on the database at `location`.
@@ -119,14 +128,14 @@ async fn run(
         }
         WaitlistCommand::Show { email } => match store.find(&email).await? {
             Some(entry) => export::entry_json(&entry, &mut out)?,
-            None => return Err(OwnerError::NoEntry(email)),
+            None => return Err(OwnerError::NoEntry { email }),
         },
         WaitlistCommand::Erase { email } => {
             if !store
                 .erase(&email, ErasedBy::Owner, crate::now_ms())
                 .await?
             {
-                return Err(OwnerError::NoEntry(email));
+                return Err(OwnerError::NoEntry { email });
             }
             writeln!(out, "erased the entry for {email}")?;
         }
@@ -163,8 +172,9 @@ async fn run(
 /// # Errors
 /// A file could not be read or written.
 pub fn compress(dist: &Path) -> Result<(), OwnerError> {
-    let done = compress::compress(dist).map_err(|source| OwnerError::Compress {
-        dist: dist.to_owned(),
+    let done = compress::compress(dist).map_err(|source| OwnerError::Build {
+        doing: "compress",
+        path: dist.to_owned(),
         source,
     })?;
     println!(
@@ -181,11 +191,12 @@ pub fn compress(dist: &Path) -> Result<(), OwnerError> {
 /// # Errors
 /// `_headers` could not be read or understood.
 pub fn nginx_headers(dist: &Path) -> Result<(), OwnerError> {
-    let text =
-        std::fs::read_to_string(dist.join("_headers")).map_err(|source| OwnerError::Headers {
-            dist: dist.to_owned(),
-            source,
-        })?;
+    let file = dist.join("_headers");
+    let text = std::fs::read_to_string(&file).map_err(|source| OwnerError::Build {
+        doing: "read",
+        path: file,
+        source,
+    })?;
     print!("{}", headers::nginx(&headers::parse(&text)?));
     Ok(())
 }
@@ -204,6 +215,6 @@ pub async fn ready(host: IpAddr, port: u16) -> Result<(), OwnerError> {
     let address = SocketAddr::new(host, port);
     match health::probe(address).await? {
         status if status.is_success() => Ok(()),
-        status => Err(OwnerError::NotReady(address, status)),
+        status => Err(OwnerError::NotReady { address, status }),
     }
 }

@@ -90,7 +90,7 @@ fn a_database_that_is_down_is_refused_at_once_with_its_reason() {
 fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
     let backend = free_port();
     let location = sqlite();
-    let mut lathe = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    let mut lathe = Command::new(lathe_site_testkit::owner::binary());
     lathe
         .args(["serve", "--dist", fixture().to_str().unwrap()])
         .args([
