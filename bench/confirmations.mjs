@@ -3,10 +3,11 @@
 // server on loopback (aiosmtpd, server/tests/smtp_sink.py). 400 sign-ups are posted, 20
 // at a time, to `lathe-site serve --smtp`; the clock runs from the first post until the
 // SMTP server holds the 400th email. Every email must arrive exactly once.
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+
+import { withDatabases } from "./databases.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -17,17 +18,9 @@ const AT_ONCE = 20;
  */
 export async function benchConfirmations({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
-  const folder = mkdtempSync(join(tmpdir(), "lathe-bench-mail-"));
-  const pgDir = `/tmp/lathe-pg-bench-mail-${String(process.pid)}`;
   const lines = [];
-  try {
-    const postgres = execFileSync(join(root, "scripts/postgres.sh"), ["start", pgDir], {
-      encoding: "utf8",
-    }).trim();
-    for (const [backend, database] of [
-      ["SQLite", join(folder, "waitlist.db")],
-      ["PostgreSQL", postgres],
-    ]) {
+  await withDatabases(root, "mail", async (folder, databases) => {
+    for (const [backend, database] of databases) {
       const mail = mkdtempSync(join(folder, "mail-"));
       const smtpPort = 4191;
       const smtp = spawn(
@@ -79,10 +72,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
         smtp.kill();
       }
     }
-  } finally {
-    execFileSync(join(root, "scripts/postgres.sh"), ["stop", pgDir]);
-    rmSync(folder, { recursive: true, force: true });
-  }
+  });
   return lines;
 }
 

@@ -4,9 +4,9 @@
 // durable settings), at 10 and 100 connections. After each backend, the rows are counted
 // with the owner's tool: every 2xx answer must be a stored row.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync } from "node:fs";
 import { join } from "node:path";
+import { withDatabases } from "./databases.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 /**
@@ -22,16 +22,8 @@ export async function benchSignUps({ root, dist, waitFor }) {
   const lines = [];
   const stored = {};
   let largestWal = 0;
-  const folder = mkdtempSync(join(tmpdir(), "lathe-bench-"));
-  const pgDir = `/tmp/lathe-pg-bench-${String(process.pid)}`;
-  try {
-    const postgres = execFileSync(join(root, "scripts/postgres.sh"), ["start", pgDir], {
-      encoding: "utf8",
-    }).trim();
-    for (const [backend, database] of [
-      ["SQLite", join(folder, "waitlist.db")],
-      ["PostgreSQL", postgres],
-    ]) {
+  await withDatabases(root, "sign-ups", async (_, databases) => {
+    for (const [backend, database] of databases) {
       const port = 4182;
       // No rate limit: every request here comes from one address.
       const server = spawn(
@@ -77,10 +69,7 @@ export async function benchSignUps({ root, dist, waitFor }) {
         server.kill();
       }
     }
-  } finally {
-    execFileSync(join(root, "scripts/postgres.sh"), ["stop", pgDir]);
-    rmSync(folder, { recursive: true, force: true });
-  }
+  });
   return { lines, stored, walBytes: largestWal };
 }
 

@@ -32,6 +32,18 @@ async function emailTo(mailbox: Mailbox, email: string, n = 1): Promise<Email> {
   return last;
 }
 
+/** Signs `email` up, then opens the link to `page` in the email it gets: that email. */
+async function openFromEmail(
+  { page, server, mailbox }: { page: Page; server: Server; mailbox: Mailbox },
+  email: string,
+  linkTo: "confirm" | "manage",
+): Promise<Email> {
+  await signUp(page, server, email);
+  const received = await emailTo(mailbox, email);
+  await page.goto(linkIn(received, server.url, linkTo));
+  return received;
+}
+
 const status = (page: Page) => page.getByRole("status");
 
 /** The whole way: sign up, the email, its link, the press, the export says confirmed. */
@@ -75,34 +87,26 @@ async function confirmsByThePress(page: Page, server: Server, mailbox: Mailbox) 
   await expect(page.getByRole("button", { name: "Confirm my address" })).toHaveCount(0);
 }
 
-test("sign up, the email arrives, its link opens the page, the press confirms", async ({
-  page,
-  server,
-  mailbox,
-}) => {
-  await confirmsByThePress(page, server, mailbox);
-});
+for (const backend of ["sqlite", "postgres"] as const) {
+  test.describe(`on ${backend}`, () => {
+    test.use({ backend });
 
-test.describe("on PostgreSQL", () => {
-  test.use({ backend: "postgres" });
-
-  test("sign up, the email arrives, its link opens the page, the press confirms", async ({
-    page,
-    server,
-    mailbox,
-  }) => {
-    await confirmsByThePress(page, server, mailbox);
+    test("sign up, the email arrives, its link opens the page, the press confirms", async ({
+      page,
+      server,
+      mailbox,
+    }) => {
+      await confirmsByThePress(page, server, mailbox);
+    });
   });
-});
+}
 
 test("an expired link says so and sends a new one, which works", async ({
   page,
   server,
   mailbox,
 }) => {
-  await signUp(page, server, "old@example.com");
-  const first = await emailTo(mailbox, "old@example.com");
-  await page.goto(linkIn(first, server.url, "confirm"));
+  await openFromEmail({ page, server, mailbox }, "old@example.com", "confirm");
   // The server's answer to a link 48 hours old (its own tests sign one): 410, expired.
   await page.route("**/api/waitlist/confirm", (route) =>
     route.fulfill({
@@ -152,8 +156,7 @@ test("the server out of reach: nothing changes, the page says so, a retry confir
   server,
   mailbox,
 }) => {
-  await signUp(page, server, "retry@example.com");
-  await page.goto(linkIn(await emailTo(mailbox, "retry@example.com"), server.url, "confirm"));
+  await openFromEmail({ page, server, mailbox }, "retry@example.com", "confirm");
   await page.route("**/api/waitlist/confirm", (route) => route.abort("connectionrefused"));
   await page.getByRole("button", { name: "Confirm my address" }).click();
   await expect(status(page)).toHaveText(
@@ -169,9 +172,7 @@ test("the manage link shows the entry, downloads it as JSON, and erases it after
   server,
   mailbox,
 }) => {
-  await signUp(page, server, "mary@example.com");
-  const email = await emailTo(mailbox, "mary@example.com");
-  await page.goto(linkIn(email, server.url, "manage"));
+  const email = await openFromEmail({ page, server, mailbox }, "mary@example.com", "manage");
   await expect(page).toHaveTitle("Your waitlist entry | Lathe");
   const list = page.locator(".entry-list");
   await expect(list).toContainText("mary@example.com");

@@ -1,4 +1,11 @@
-import { expect, test } from "@playwright/test";
+import { type APIRequestContext, expect, test } from "@playwright/test";
+
+/** The home page's HTML, and the app's entry script it loads. */
+async function homePage(request: APIRequestContext) {
+  const html = await (await request.get("/")).text();
+  const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
+  return { html, script };
+}
 
 // make start's server (server/, `lathe-site serve`), as a client sees it.
 test.describe("the server", () => {
@@ -16,7 +23,7 @@ test.describe("the server", () => {
 
   test("never serves a file outside the site", async ({ request }) => {
     // The client may tidy some of these before sending them: either way, nothing leaks.
-    // (server/tests/http.rs sends them byte for byte and checks the exact status.)
+    // (server/tests/api/files.rs sends them byte for byte and checks the exact status.)
     for (const path of [
       "/../package.json",
       "/assets/../../Makefile",
@@ -43,8 +50,7 @@ test.describe("the server", () => {
     "sends wasm as application/wasm, compressed, and assets as immutable",
     { tag: "@deploy" },
     async ({ request }) => {
-      const html = await (await request.get("/")).text();
-      const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
+      const { html, script } = await homePage(request);
       const js = await request.get(script, { headers: { "Accept-Encoding": "gzip" } });
       expect(js.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
       expect(js.headers()["content-encoding"]).toBe("gzip");
@@ -67,8 +73,7 @@ test.describe("the server", () => {
     "bodies are the same in every encoding; missing assets are not cached",
     { tag: "@deploy" },
     async ({ request }) => {
-      const html = await (await request.get("/")).text();
-      const script = /import\(["'`](\/assets\/index-[\w-]+\.js)["'`]\)/.exec(html)?.[1] ?? "";
+      const { script } = await homePage(request);
       for (const path of ["/", "/contact", script]) {
         const bodies = [];
         for (const encoding of ["br", "gzip", "identity"]) {

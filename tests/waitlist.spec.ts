@@ -96,8 +96,7 @@ interface Fault {
  * `meanwhile`'s checks; once it ends, the retry is thanked and the address stored once.
  */
 async function notSentThenRetried(
-  page: Page,
-  server: Server,
+  { page, server }: { page: Page; server: Server },
   fault: Fault,
   meanwhile: () => Promise<void> = () => Promise.resolve(),
 ) {
@@ -166,8 +165,7 @@ test("a server that is down: idle, everything kept, the message; a retry succeed
   server,
 }) => {
   await notSentThenRetried(
-    page,
-    server,
+    { page, server },
     { begin: () => server.stop(), end: () => server.start() },
     async () => {
       await expect(page.getByRole("alert")).toBeFocused();
@@ -185,7 +183,7 @@ test("a server too slow to answer: after 10 s the form gives up, keeps everythin
   page,
   server,
 }) => {
-  await notSentThenRetried(page, server, {
+  await notSentThenRetried({ page, server }, {
     begin: () => {
       server.freeze();
       return undefined;
@@ -208,8 +206,7 @@ test("a server answering 500: idle, everything kept, the message; a retry succee
   server,
 }) => {
   await notSentThenRetried(
-    page,
-    server,
+    { page, server },
     {
       begin: () =>
         page.route("**/api/waitlist", (route) =>

@@ -67,24 +67,29 @@ const jsonLd = `<script type="application/ld+json">${JSON.stringify(structuredDa
 
 function head({ path, meta, indexed }) {
   const url = product.siteUrl + (path === "/404" ? "/" : path);
-  const image = product.siteUrl + socialCard(path);
+  // Open Graph's properties, in the order they are written.
+  const openGraph = [
+    ["type", "website"],
+    ["site_name", product.name],
+    ["title", meta.title],
+    ["description", meta.description],
+    ["url", url],
+    ["locale", "en_GB"],
+    ["image", product.siteUrl + socialCard(path)],
+    ["image:type", "image/png"],
+    ["image:width", String(cardSize.width)],
+    ["image:height", String(cardSize.height)],
+    ["image:alt", socialCardAlt(meta.card)],
+  ];
   return [
     `<meta http-equiv="Content-Security-Policy" content="${escape(policy)}" />`,
     `<title>${escape(meta.title)}</title>`,
     `<meta name="description" content="${escape(meta.description)}" />`,
     indexed ? "" : `<meta name="robots" content="noindex" />`,
     `<link rel="canonical" href="${escape(url)}" />`,
-    `<meta property="og:type" content="website" />`,
-    `<meta property="og:site_name" content="${escape(product.name)}" />`,
-    `<meta property="og:title" content="${escape(meta.title)}" />`,
-    `<meta property="og:description" content="${escape(meta.description)}" />`,
-    `<meta property="og:url" content="${escape(url)}" />`,
-    `<meta property="og:locale" content="en_GB" />`,
-    `<meta property="og:image" content="${escape(image)}" />`,
-    `<meta property="og:image:type" content="image/png" />`,
-    `<meta property="og:image:width" content="${String(cardSize.width)}" />`,
-    `<meta property="og:image:height" content="${String(cardSize.height)}" />`,
-    `<meta property="og:image:alt" content="${escape(socialCardAlt(meta.card))}" />`,
+    ...openGraph.map(
+      ([property, content]) => `<meta property="og:${property}" content="${escape(content)}" />`,
+    ),
     `<meta name="twitter:card" content="summary_large_image" />`,
     jsonLd,
   ]

@@ -18,6 +18,17 @@ export function setMedia(query: string, matches: boolean) {
   }
 }
 
+/** Makes every call to Web Storage throw a `name` DOMException, as a browser whose storage
+ * is full (`QuotaExceededError`) or denied (`SecurityError`) does. */
+export function refuseStorage(name: string) {
+  const refuse = () => {
+    throw new DOMException(name, name);
+  };
+  for (const method of ["getItem", "setItem", "removeItem"] as const) {
+    vi.spyOn(Storage.prototype, method).mockImplementation(refuse);
+  }
+}
+
 // The facade's tests run in Node, with no DOM to stand in for.
 if (typeof window !== "undefined") {
   Object.defineProperty(window, "matchMedia", {

@@ -1,4 +1,5 @@
 import { constants } from "../core";
+import { refuseStorage } from "../test-setup";
 import { clearDraft, loadDraft, saveDraft } from "./formDraft";
 
 const KEY = "lathe:waitlist-draft";
@@ -23,12 +24,7 @@ describe("the form draft", () => {
   });
 
   it("never throws when storage does", () => {
-    const refuse = () => {
-      throw new DOMException("quota", "QuotaExceededError");
-    };
-    vi.spyOn(Storage.prototype, "getItem").mockImplementation(refuse);
-    vi.spyOn(Storage.prototype, "setItem").mockImplementation(refuse);
-    vi.spyOn(Storage.prototype, "removeItem").mockImplementation(refuse);
+    refuseStorage("QuotaExceededError");
     expect(loadDraft()).toBeNull();
     expect(() => {
       saveDraft(typed);

@@ -1,5 +1,5 @@
 import { act, renderHook } from "@testing-library/react";
-import { setMedia } from "../test-setup";
+import { refuseStorage, setMedia } from "../test-setup";
 import { savedTheme, useTheme } from "./useTheme";
 
 const DARK = "(prefers-color-scheme: dark)";
@@ -38,11 +38,7 @@ describe("useTheme", () => {
   });
 
   it("keeps working when storage throws", () => {
-    const refuse = () => {
-      throw new DOMException("denied", "SecurityError");
-    };
-    vi.spyOn(Storage.prototype, "getItem").mockImplementation(refuse);
-    vi.spyOn(Storage.prototype, "setItem").mockImplementation(refuse);
+    refuseStorage("SecurityError");
     setMedia(DARK, true);
     const { result } = renderHook(() => useTheme());
     expect(savedTheme()).toBeNull();
