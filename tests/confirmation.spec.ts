@@ -172,7 +172,7 @@ test("the manage link shows the entry, downloads it as JSON, and erases it after
   server,
   mailbox,
 }) => {
-  const email = await openFromEmail({ page, server, mailbox }, "mary@example.com", "manage");
+  await openFromEmail({ page, server, mailbox }, "mary@example.com", "manage");
   await expect(page).toHaveTitle("Your waitlist entry | Lathe");
   const list = page.locator(".entry-list");
   await expect(list).toContainText("mary@example.com");

@@ -183,22 +183,25 @@ test("a server too slow to answer: after 10 s the form gives up, keeps everythin
   page,
   server,
 }) => {
-  await notSentThenRetried({ page, server }, {
-    begin: () => {
-      server.freeze();
-      return undefined;
+  await notSentThenRetried(
+    { page, server },
+    {
+      begin: () => {
+        server.freeze();
+        return undefined;
+      },
+      submit: async () => {
+        await form(page).submit.click();
+        await page.clock.runFor(9999);
+        await expect(form(page).submit).toHaveText("Submitting...");
+        await page.clock.runFor(1);
+      },
+      end: () => {
+        server.thaw();
+        return undefined;
+      },
     },
-    submit: async () => {
-      await form(page).submit.click();
-      await page.clock.runFor(9999);
-      await expect(form(page).submit).toHaveText("Submitting...");
-      await page.clock.runFor(1);
-    },
-    end: () => {
-      server.thaw();
-      return undefined;
-    },
-  });
+  );
 });
 
 test("a server answering 500: idle, everything kept, the message; a retry succeeds", async ({
