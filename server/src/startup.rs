@@ -1,7 +1,7 @@
 //! The server as one [`Application`]: built from a [`Config`] (every listener bound, the
 //! database opened and migrated, the routes put together), then run until told to stop,
 //! with its background tasks (the outbox worker, the retention job, the metrics
-//! listener) and their shutdown.
+//! listener, the rate limiter's sweep) and their shutdown.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -57,8 +57,13 @@ pub struct Application {
     outbox: Option<Outbox>,
     metrics: Option<(TcpListener, PrometheusHandle)>,
     workers: bool,
+    /// Tasks that run as long as the server does, whatever `workers` says.
+    tasks: Vec<Task>,
     said: Vec<String>,
 }
+
+/// A background task, not started yet.
+type Task = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 
 impl Application {
     /// Loads the build, opens the database, binds the listeners, and puts the routes
@@ -71,6 +76,7 @@ impl Application {
     pub async fn build(config: Config) -> Result<Self, StartError> {
         let site = Site::load(&config.dist, config.hsts)?;
         let mut said = Vec::new();
+        let mut tasks: Vec<Task> = Vec::new();
         let metrics = match config.metrics {
             Some(address) => {
                 let handle = metrics::install()?;
@@ -98,6 +104,9 @@ impl Application {
                 said.push(
                     "no --smtp: addresses are stored unconfirmed, and no email is sent".into(),
                 );
+            }
+            if let Some(forgetting) = endpoint.forgetting() {
+                tasks.push(Box::pin(forgetting));
             }
             api = Some(endpoint.router());
             collecting = Some(waitlist.database);
@@ -147,6 +156,7 @@ impl Application {
             outbox,
             metrics,
             workers: config.workers,
+            tasks,
             said,
         })
     }
@@ -190,7 +200,7 @@ impl Application {
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let mut tasks: Vec<JoinHandle<()>> = Vec::new();
+        let mut tasks: Vec<JoinHandle<()>> = self.tasks.into_iter().map(tokio::spawn).collect();
         if let Some((listener, handle)) = self.metrics {
             tasks.push(tokio::spawn(metrics::serve(listener, handle)));
         }

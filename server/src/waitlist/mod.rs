@@ -118,17 +118,21 @@ impl Waitlist {
         }
     }
 
-    /// The routes, and a task that forgets clients once they are back to a full allowance.
+    /// The task that forgets clients once they are back to a full allowance (every
+    /// minute, until dropped), when there is an allowance.
+    pub fn forgetting(&self) -> Option<impl Future<Output = ()> + Send + 'static> {
+        let limiter = self.limiter.clone()?;
+        Some(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                limiter.retain_recent();
+            }
+        })
+    }
+
+    /// The routes.
     pub fn router(self) -> Router {
-        if let Some(limiter) = self.limiter.clone() {
-            tokio::spawn(async move {
-                let mut every = tokio::time::interval(Duration::from_secs(60));
-                loop {
-                    every.tick().await;
-                    limiter.retain_recent();
-                }
-            });
-        }
         // A site on another host that posts here needs CORS: its preflight is answered
         // for the allowed origins only (and the post itself is checked by FromOwnSite).
         let origins: Vec<HeaderValue> = self
