@@ -20,13 +20,14 @@ pub enum Format {
     Json,
 }
 
-/// Which lines are written when `RUST_LOG` does not say: info and above, except
-/// PostgreSQL's notices (such as the migrations' "relation already exists, skipping"),
-/// which the database sends to every client and which say nothing the owner must act on.
-pub const DEFAULT_FILTER: &str = "info,sqlx::postgres::notice=warn";
+/// Which lines are written when `RUST_LOG` does not say: info and above, except the
+/// database's chatter the store names ([`crate::store::QUIET`]).
+fn default_filter() -> String {
+    format!("info,{}", crate::store::QUIET)
+}
 
-/// Logs to standard error at `RUST_LOG`'s levels ([`DEFAULT_FILTER`] unless it says
-/// otherwise).
+/// Logs to standard error at `RUST_LOG`'s levels (info, less the database's chatter,
+/// unless it says otherwise).
 ///
 /// Lines are formatted where they happen and written by a thread of their own, in
 /// batches: a request's line no longer costs it a write to standard error (and the lock
@@ -39,7 +40,7 @@ pub fn init(format: Format) -> tracing_appender::non_blocking::WorkerGuard {
         .thread_name("logs")
         .finish(std::io::BufWriter::new(std::io::stderr()));
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_FILTER));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter()));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(writer)

@@ -22,6 +22,11 @@ pub use erasures::Purged;
 pub use location::{Backend, Location, LocationError};
 pub use outbox::{Claimed, Counts, Recipient};
 
+/// Log directives that quiet the database driver's chatter: PostgreSQL's notices (such as
+/// the migrations' "relation already exists, skipping" on every start), which say
+/// nothing the owner must act on.
+pub const QUIET: &str = "sqlx::postgres::notice=warn";
+
 /// The migrations, embedded at build time.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
