@@ -27,8 +27,10 @@ export interface Entry {
   message: string;
   privacy_notice: string;
   created_at: string;
-  status: "confirmed" | "pending" | "unconfirmed";
+  status: "confirmed" | "pending" | "unconfirmed" | "invited";
   confirmed_at: string | null;
+  invited_at: string | null;
+  wave: number | null;
 }
 
 /** An email as the SMTP server received it, its body decoded as a mail client shows it. */

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use lathe_core::validation::Interest;
 
 use crate::domain::Status;
 use crate::domain::token::{Key, ShortKey};
@@ -204,9 +205,9 @@ pub enum WaitlistCommand {
     /// Writes every entry to standard output, oldest first, as the database hands them
     /// over (an export of any size takes little memory).
     Export {
-        /// Which entries: those whose owners confirmed them (the only ones you may email
-        /// where a confirmed opt-in is the law), those waiting for it, those stored by a
-        /// server without --smtp, or all.
+        /// Which entries: those whose owners confirmed them and who are not invited yet
+        /// (the only ones you may email where a confirmed opt-in is the law), those
+        /// waiting for it, those stored by a server without --smtp, those invited, or all.
         #[arg(long, value_enum, default_value_t = StatusFilter::Confirmed)]
         status: StatusFilter,
         /// CSV (a header row, every cell quoted; a cell that a spreadsheet would run as a
@@ -227,6 +228,30 @@ pub enum WaitlistCommand {
     },
     /// Prints how many entries there are.
     Count,
+    /// Invites the COUNT confirmed entries that signed up earliest and were never invited:
+    /// one wave, recorded with its letter, whose emails the server sends (with --smtp)
+    /// through its outbox. Prints each address invited and its name. Nobody is invited
+    /// twice; an entry erased before its email goes gets none.
+    Invite {
+        /// How many entries the wave takes (fewer if fewer are waiting).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        count: u32,
+        /// The letter, as plain text: its first line is the subject, the rest the text;
+        /// `{name}` becomes each entry's name. The link to manage the entry is added
+        /// beneath it, as in every email.
+        #[arg(long, value_name = "FILE")]
+        letter: PathBuf,
+        /// Only entries with this interest (general, enterprise, developer, partnership,
+        /// press).
+        #[arg(long, value_parser = parse_interest)]
+        interest: Option<Interest>,
+        /// Show who would be invited, and queue nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Lists the waves of invitations: when, how many, the letter's subject, and their
+    /// emails queued, sent and failed.
+    Waves,
     /// Prints how many emails are queued (or waiting to be tried again), sent and failed.
     Outbox,
     /// Deletes what the privacy notice says is kept no longer (the server does this when
@@ -267,6 +292,14 @@ fn parse_date(text: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("`{text}` is before 1970"))
 }
 
+/// An interest, as the form names it.
+fn parse_interest(text: &str) -> Result<Interest, String> {
+    text.parse().map_err(|_| {
+        let names: Vec<&str> = Interest::ALL.iter().map(|i| i.as_str()).collect();
+        format!("`{text}` is not an interest: one of {}", names.join(", "))
+    })
+}
+
 /// `export --status`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum StatusFilter {
@@ -276,6 +309,8 @@ pub enum StatusFilter {
     Pending,
     /// Stored by a server without --smtp.
     Unconfirmed,
+    /// Invited in a wave.
+    Invited,
     /// Every entry.
     All,
 }
@@ -287,6 +322,7 @@ impl StatusFilter {
             StatusFilter::Confirmed => Some(Status::Confirmed),
             StatusFilter::Pending => Some(Status::Pending),
             StatusFilter::Unconfirmed => Some(Status::Unconfirmed),
+            StatusFilter::Invited => Some(Status::Invited),
             StatusFilter::All => None,
         }
     }

@@ -32,6 +32,10 @@ pub struct Entry {
     pub status: Status,
     /// When they did, in ms since the Unix epoch.
     pub confirmed_at: Option<i64>,
+    /// When the owner invited them, in ms since the Unix epoch.
+    pub invited_at: Option<i64>,
+    /// The wave they were invited in (1, 2, ...).
+    pub wave: Option<i64>,
 }
 
 impl Entry {
@@ -50,6 +54,8 @@ impl Entry {
             last_repeat_at: None,
             status: Status::Unconfirmed,
             confirmed_at: None,
+            invited_at: None,
+            wave: None,
         }
     }
 
@@ -68,6 +74,8 @@ impl Entry {
             last_repeat_at: self.last_repeat_at.map(time),
             status: self.status.as_str(),
             confirmed_at: self.confirmed_at.map(time),
+            invited_at: self.invited_at.map(time),
+            wave: self.wave,
         }
     }
 }
@@ -82,11 +90,18 @@ pub enum Status {
     Pending,
     /// Its owner confirmed it, from the email's link.
     Confirmed,
+    /// Confirmed, then invited by the site's owner (`lathe-site waitlist invite`).
+    Invited,
 }
 
 impl Status {
     /// Every status, in the order the owner's tools list them.
-    pub const ALL: [Status; 3] = [Status::Unconfirmed, Status::Pending, Status::Confirmed];
+    pub const ALL: [Status; 4] = [
+        Status::Unconfirmed,
+        Status::Pending,
+        Status::Confirmed,
+        Status::Invited,
+    ];
 
     /// Its name in the database, the export and the owner's tools.
     pub const fn as_str(self) -> &'static str {
@@ -94,7 +109,13 @@ impl Status {
             Status::Unconfirmed => "unconfirmed",
             Status::Pending => "pending",
             Status::Confirmed => "confirmed",
+            Status::Invited => "invited",
         }
+    }
+
+    /// Whether its owner confirmed the address (an invited one did).
+    pub const fn is_confirmed(self) -> bool {
+        matches!(self, Status::Confirmed | Status::Invited)
     }
 
     /// From its name.
@@ -155,9 +176,14 @@ pub struct Exported<'a> {
     pub status: &'a str,
     /// As [`Entry::confirmed_at`].
     pub confirmed_at: Option<String>,
+    /// As [`Entry::invited_at`].
+    pub invited_at: Option<String>,
+    /// As [`Entry::wave`].
+    pub wave: Option<i64>,
 }
 
-fn time(ms: i64) -> String {
+/// A time in ms since the Unix epoch as RFC 3339, UTC, to the millisecond.
+pub fn time(ms: i64) -> String {
     let since_epoch = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
     humantime::format_rfc3339_millis(UNIX_EPOCH + since_epoch).to_string()
 }
@@ -171,6 +197,6 @@ mod tests {
         for status in Status::ALL {
             assert_eq!(Status::parse(status.as_str()), Some(status));
         }
-        assert_eq!(Status::parse("invited"), None);
+        assert_eq!(Status::parse("waiting"), None);
     }
 }

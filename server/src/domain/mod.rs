@@ -6,5 +6,5 @@ pub mod email;
 pub mod entry;
 pub mod token;
 
-pub use email::Kind;
-pub use entry::{Entry, ErasedBy, Exported, Status};
+pub use email::{Kind, Letter};
+pub use entry::{Entry, ErasedBy, Exported, Status, time};

@@ -3,7 +3,9 @@
 
 use lathe_core::retention::{CONFIRM_LINK_HOURS, PENDING_DAYS};
 
+#[cfg(doc)]
 use crate::domain::Kind;
+use crate::domain::Letter;
 
 /// Where the links of an email lead.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,24 +16,35 @@ pub struct Links {
     pub manage: String,
 }
 
-/// An email's subject and text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Letter {
-    /// Its subject line.
-    pub subject: String,
-    /// Its plain text.
-    pub body: String,
+/// What an email says, by kind.
+#[derive(Clone, Copy, Debug)]
+pub enum Says<'a> {
+    /// The link that confirms the address ([`Kind::Confirm`]).
+    Confirm,
+    /// It is on the list already ([`Kind::Already`]).
+    Already,
+    /// The owner's letter of a wave, to `name` ([`Kind::Invitation`]).
+    Invitation {
+        /// The wave's letter.
+        letter: &'a Letter,
+        /// The recipient's name, for `{name}`.
+        name: &'a str,
+    },
 }
 
-/// What `kind` says (the periods are the core's, which the pages state and the server
+/// What an email says (the periods are the core's, which the pages state and the server
 /// enforces), from `product` (the sender's name), with its `links`.
-pub fn letter(kind: Kind, product: &str, links: &Links) -> Letter {
+pub fn letter(says: Says<'_>, product: &str, links: &Links) -> Letter {
     let manage = format!(
         "To see what we keep about you, download it, or erase it, open:\n{}\n",
         links.manage
     );
-    match kind {
-        Kind::Confirm => Letter {
+    match says {
+        Says::Invitation { letter, name } => Letter {
+            subject: letter.subject.replace("{name}", name),
+            body: format!("{}\n{manage}", letter.body.replace("{name}", name)),
+        },
+        Says::Confirm => Letter {
             subject: format!("Confirm your place on the {product} waitlist"),
             body: format!(
                 "Hello,\n\n\
@@ -43,7 +56,7 @@ pub fn letter(kind: Kind, product: &str, links: &Links) -> Letter {
                 links.confirm.as_deref().unwrap_or_default()
             ),
         },
-        Kind::Already => Letter {
+        Says::Already => Letter {
             subject: format!("You are already on the {product} waitlist"),
             body: format!(
                 "Hello,\n\n\
@@ -68,7 +81,7 @@ mod tests {
 
     #[test]
     fn every_letter_carries_the_manage_link_and_a_confirmation_its_own() {
-        let confirm = letter(Kind::Confirm, "Lathe", &links());
+        let confirm = letter(Says::Confirm, "Lathe", &links());
         assert_eq!(confirm.subject, "Confirm your place on the Lathe waitlist");
         assert!(
             confirm
@@ -77,11 +90,54 @@ mod tests {
         );
         assert!(confirm.body.contains("48 hours"));
         assert!(confirm.body.contains("7 days"));
-        let already = letter(Kind::Already, "Lathe", &links());
+        let already = letter(Says::Already, "Lathe", &links());
         assert_eq!(already.subject, "You are already on the Lathe waitlist");
         assert!(!already.body.contains("/confirm"));
         for body in [confirm.body, already.body] {
             assert!(body.contains("\nhttps://lathe.example.com/manage#v1.m.y\n"));
+        }
+    }
+
+    #[test]
+    fn an_invitation_is_the_owners_letter_to_each_name_with_the_manage_link() {
+        let owner = Letter::from_owner(
+            "Your invitation to Lathe, {name}\r\n\r\nDear {name},\n\nYou are in.\n",
+        )
+        .unwrap();
+        assert_eq!(owner.subject, "Your invitation to Lathe, {name}");
+        let sent = letter(
+            Says::Invitation {
+                letter: &owner,
+                name: "Ada Lovelace",
+            },
+            "Lathe",
+            &links(),
+        );
+        assert_eq!(sent.subject, "Your invitation to Lathe, Ada Lovelace");
+        assert_eq!(
+            sent.body,
+            "Dear Ada Lovelace,\n\nYou are in.\n\nTo see what we keep about you, download it, \
+             or erase it, open:\nhttps://lathe.example.com/manage#v1.m.y\n"
+        );
+    }
+
+    #[test]
+    fn an_owners_letter_needs_a_subject_and_a_text() {
+        use crate::domain::email::LetterError;
+        for (text, refused) in [
+            ("", LetterError::Incomplete("no subject")),
+            ("\nBody", LetterError::Incomplete("no subject")),
+            (
+                "Subject only\n\n",
+                LetterError::Incomplete("no text beneath its subject"),
+            ),
+            (
+                &format!("{}\nBody", "s".repeat(201)),
+                LetterError::LongSubject,
+            ),
+            ("Sub\u{202e}ject\nBody", LetterError::ControlInSubject),
+        ] {
+            assert_eq!(Letter::from_owner(text), Err(refused), "{text:?}");
         }
     }
 }

@@ -5,7 +5,7 @@ use lettre::message::{Mailbox, header::ContentType};
 use lettre::transport::smtp::{AsyncSmtpTransport, AsyncSmtpTransportBuilder};
 use lettre::{AsyncTransport, Message, Tokio1Executor};
 
-use super::letters::Letter;
+use crate::domain::Letter;
 
 /// Why an email was not sent.
 #[derive(Debug, thiserror::Error)]

@@ -21,9 +21,9 @@ use lathe_core::retention::confirm_link_expires;
 use tokio::sync::Notify;
 
 use super::Mailer;
-use super::letters::{Links, letter};
+use super::letters::{Links, Says, letter};
+use crate::domain::Kind;
 use crate::domain::token::{Claims, Key, Purpose};
-use crate::domain::{Kind, Status};
 use crate::operations::metrics;
 use crate::store::{Claimed, Recipient, Store, StoreError};
 
@@ -142,15 +142,29 @@ impl Outbox {
         let recipient = self.store.recipient(&email.email_key).await?;
         // Erased since, or confirmed since a confirmation was queued: nothing to say.
         let due = match (email.kind, &recipient) {
-            (Some(Kind::Confirm), Some(to)) if to.status == Status::Confirmed => None,
+            (Some(Kind::Confirm), Some(to)) if to.status.is_confirmed() => None,
             (Some(kind), Some(to)) => Some((kind, to)),
             _ => None,
         };
         let Some((kind, to)) = due else {
             return self.store.discard(&email.id).await;
         };
+        let wave = match email.wave {
+            Some(number) if kind == Kind::Invitation => self.store.wave_letter(number).await?,
+            _ => None,
+        };
+        let says = match (kind, &wave) {
+            (Kind::Confirm, _) => Says::Confirm,
+            (Kind::Already, _) => Says::Already,
+            (Kind::Invitation, Some(letter)) => Says::Invitation {
+                letter,
+                name: &to.name,
+            },
+            // An invitation whose wave is gone: nothing to say.
+            (Kind::Invitation, None) => return self.store.discard(&email.id).await,
+        };
         let letter = letter(
-            kind,
+            says,
             self.mailer.product(),
             &self.links(to, kind, email.created_at),
         );
@@ -172,7 +186,7 @@ impl Outbox {
             Err((transient, e)) if transient && attempt < MAX_ATTEMPTS => {
                 let wait = backoff_ms(attempt);
                 self.store
-                    .not_sent(&email.id, &e, Some(now + wait), now)
+                    .not_sent(email, &e, Some(now + wait), now)
                     .await?;
                 tracing::warn!(
                     kind,
@@ -183,7 +197,7 @@ impl Outbox {
                 metrics::email(kind, "retried");
             }
             Err((_, e)) => {
-                self.store.not_sent(&email.id, &e, None, now).await?;
+                self.store.not_sent(email, &e, None, now).await?;
                 tracing::error!(kind, attempt, "email failed: {e}");
                 metrics::email(kind, "failed");
             }

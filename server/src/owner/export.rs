@@ -15,7 +15,7 @@ use crate::store::StoreError;
 use super::OwnerError;
 
 /// The CSV's columns, in order: [`crate::domain::Exported`]'s fields.
-const HEADER: [&str; 12] = [
+const HEADER: [&str; 14] = [
     "email",
     "name",
     "company",
@@ -28,6 +28,8 @@ const HEADER: [&str; 12] = [
     "last_repeat_at",
     "status",
     "confirmed_at",
+    "invited_at",
+    "wave",
 ];
 
 /// A visitor's text as a CSV cell that a spreadsheet shows and never runs, as OWASP's
@@ -78,6 +80,7 @@ pub async fn csv(
         let entry = entry?;
         let row = entry.exported();
         let repeats = row.repeats.to_string();
+        let wave = row.wave.map(|n| n.to_string()).unwrap_or_default();
         writer.write_record([
             &*defused(row.email),
             &defused(row.name),
@@ -91,6 +94,8 @@ pub async fn csv(
             row.last_repeat_at.as_deref().unwrap_or_default(),
             row.status,
             row.confirmed_at.as_deref().unwrap_or_default(),
+            row.invited_at.as_deref().unwrap_or_default(),
+            &wave,
         ])?;
     }
     writer.flush()?;
@@ -172,9 +177,9 @@ mod tests {
         .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\"\n\
-             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\",\"unconfirmed\",\"\"\n\
-             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\",\"confirmed\",\"2026-11-18T11:08:40.000Z\"\n"
+            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\",\"invited_at\",\"wave\"\n\
+             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\",\"unconfirmed\",\"\",\"\",\"\"\n\
+             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\",\"confirmed\",\"2026-11-18T11:08:40.000Z\",\"\",\"\"\n"
         );
     }
 

@@ -11,11 +11,12 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use crate::config::{ExportFormat, WaitlistCommand};
-use crate::domain::ErasedBy;
+use crate::domain::email::LetterError;
+use crate::domain::{ErasedBy, Letter, time};
 use crate::http::{compress, headers};
 use crate::operations::health::{self, ProbeError};
 use crate::operations::retention;
-use crate::store::{BackupError, Location, OpenError, Store, StoreError};
+use crate::store::{BackupError, Invited, Location, OpenError, Store, StoreError};
 
 /// Why an owner's command failed.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +46,9 @@ pub enum OwnerError {
     /// The backup was not written.
     #[error(transparent)]
     Backup(#[from] BackupError),
+    /// The owner's letter.
+    #[error("--letter: {0}")]
+    Letter(#[from] LetterError),
     /// Standard output could not be written.
     #[error("cannot write: {0}")]
     Write(#[from] std::io::Error),
@@ -154,6 +158,22 @@ async fn run(
             );
         }
         WaitlistCommand::Count => writeln!(out, "{}", store.count().await?)?,
+        WaitlistCommand::Invite {
+            count,
+            letter,
+            interest,
+            dry_run,
+        } => {
+            let letter = read_letter(&letter)?;
+            let invited = store
+                .invite(count, interest, &letter, crate::now_ms(), dry_run)
+                .await?;
+            for (email, name) in &invited.entries {
+                writeln!(out, "{email}\t{name}")?;
+            }
+            eprintln!("{}", invited_summary(&invited, dry_run));
+        }
+        WaitlistCommand::Waves => waves(store, &mut out).await?,
         WaitlistCommand::Backup { file } => {
             store.backup(&file).await?;
             writeln!(
@@ -163,6 +183,51 @@ async fn run(
                 file.display()
             )?;
         }
+    }
+    Ok(())
+}
+
+/// The owner's letter in `file`.
+fn read_letter(file: &Path) -> Result<Letter, OwnerError> {
+    let text = std::fs::read_to_string(file).map_err(|source| OwnerError::Build {
+        doing: "read",
+        path: file.to_owned(),
+        source,
+    })?;
+    Ok(Letter::from_owner(&text)?)
+}
+
+/// What `invite` says of what it did.
+fn invited_summary(invited: &Invited, dry_run: bool) -> String {
+    match (invited.entries.len(), dry_run) {
+        (0, _) => "nobody to invite: no confirmed entry is waiting for one".to_owned(),
+        (n, true) => format!("would invite {n} in wave {}", invited.wave),
+        (n, false) => format!(
+            "invited {n} in wave {}: the server sends their emails (with --smtp)",
+            invited.wave
+        ),
+    }
+}
+
+/// Writes the waves as tab-separated lines under a header.
+async fn waves(store: &Store, out: &mut impl Write) -> Result<(), OwnerError> {
+    writeln!(
+        out,
+        "wave\tmade\tsize\tqueued\tsent\tfailed\tinterest\tsubject"
+    )?;
+    for wave in store.waves().await? {
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            wave.number,
+            time(wave.created_at),
+            wave.size,
+            wave.queued,
+            wave.sent,
+            wave.failed,
+            wave.interest.as_deref().unwrap_or("all"),
+            wave.subject
+        )?;
     }
     Ok(())
 }

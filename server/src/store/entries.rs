@@ -74,7 +74,7 @@ impl Store {
                  repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
                  id = COALESCE(waitlist.id, excluded.id),
                  manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
-                 confirm_nonce = CASE WHEN waitlist.status = $14 THEN NULL
+                 confirm_nonce = CASE WHEN waitlist.status IN ($14, $15) THEN NULL
                      ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END",
         )
         .bind(&key)
@@ -91,6 +91,7 @@ impl Store {
         .bind(confirm_nonce)
         .bind(random_id())
         .bind(Status::Confirmed.as_str())
+        .bind(Status::Invited.as_str())
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() != 1 {
@@ -105,7 +106,7 @@ impl Store {
             .await?;
         let due = match (confirming, Status::parse(&stored)) {
             (false, _) => None,
-            (true, Some(Status::Confirmed)) => Some(Kind::Already),
+            (true, Some(status)) if status.is_confirmed() => Some(Kind::Already),
             (true, _) => Some(Kind::Confirm),
         };
         let queued = match due {
@@ -167,7 +168,7 @@ impl Store {
             let Some((key, status)) = row else {
                 return Ok(Resent::Unknown);
             };
-            if Status::parse(&status) == Some(Status::Confirmed) {
+            if Status::parse(&status).is_some_and(Status::is_confirmed) {
                 return Ok(Resent::Confirmed);
             }
             sqlx::query(
@@ -325,7 +326,7 @@ impl Store {
 }
 
 const COLUMNS: &str = "email, name, company, role, interest, message, privacy_notice, created_at, \
-     repeats, last_repeat_at, status, confirmed_at";
+     repeats, last_repeat_at, status, confirmed_at, invited_at, wave";
 
 static ENTRIES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!("SELECT {COLUMNS} FROM waitlist ORDER BY created_at, email_key")
@@ -352,6 +353,8 @@ fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
         last_repeat_at: row.try_get("last_repeat_at")?,
         status: status(row)?,
         confirmed_at: row.try_get("confirmed_at")?,
+        invited_at: row.try_get("invited_at")?,
+        wave: row.try_get("wave")?,
     })
 }
 

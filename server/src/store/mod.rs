@@ -2,12 +2,13 @@
 //! PostgreSQL (for several server instances), through sqlx's `Any` driver, so that one set
 //! of queries and one set of migrations (`server/migrations/`) serve both. The only module
 //! that names sqlx: the rest of the server asks [`Store`] in the domain's words, one file
-//! a table ([`entries`], [`outbox`], [`erasures`]).
+//! a table ([`entries`], [`outbox`], [`erasures`], [`waves`]).
 
 mod entries;
 mod erasures;
 mod location;
 mod outbox;
+mod waves;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +22,7 @@ pub use entries::{Confirmed, Resent};
 pub use erasures::Purged;
 pub use location::{Backend, Location, LocationError};
 pub use outbox::{Claimed, Counts, Recipient};
+pub use waves::{Invited, Wave};
 
 /// Log directives that quiet the database driver's chatter: PostgreSQL's notices (such as
 /// the migrations' "relation already exists, skipping" on every start), which say

@@ -36,6 +36,8 @@ pub struct Claimed {
     pub created_at: i64,
     /// How many times it was claimed, this one included.
     pub attempts: i64,
+    /// An invitation's wave.
+    pub wave: Option<i64>,
 }
 
 /// Who an email goes to, as the entry is now.
@@ -43,6 +45,8 @@ pub struct Claimed {
 pub struct Recipient {
     /// The address.
     pub email: String,
+    /// Their name.
+    pub name: String,
     /// The entry's random id, which its links name.
     pub id: String,
     /// Whether it is confirmed.
@@ -78,7 +82,7 @@ impl Store {
                  SELECT id FROM outbox
                  WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
                  ORDER BY next_attempt_at LIMIT $3 {lock})
-             RETURNING id, email_key, kind, created_at, attempts"
+             RETURNING id, email_key, kind, created_at, attempts, wave"
         ))
         .bind(now + lease_ms)
         .bind(now)
@@ -94,6 +98,7 @@ impl Store {
                     kind: Kind::parse(row.try_get("kind")?),
                     created_at: row.try_get("created_at")?,
                     attempts: row.try_get("attempts")?,
+                    wave: row.try_get("wave")?,
                 })
             })
             .collect();
@@ -106,7 +111,7 @@ impl Store {
     /// The database failing.
     pub async fn recipient(&self, key: &str) -> Result<Option<Recipient>, StoreError> {
         let row = sqlx::query(
-            "SELECT email, id, status, confirm_nonce, manage_nonce FROM waitlist
+            "SELECT email, name, id, status, confirm_nonce, manage_nonce FROM waitlist
              WHERE email_key = $1",
         )
         .bind(key)
@@ -116,6 +121,7 @@ impl Store {
             .map(|row| {
                 Ok(Recipient {
                     email: row.try_get("email")?,
+                    name: row.try_get("name")?,
                     id: row.try_get("id")?,
                     status: super::entries::status(&row)?,
                     confirm_nonce: row.try_get("confirm_nonce")?,
@@ -126,8 +132,8 @@ impl Store {
         Ok(recipient?)
     }
 
-    /// The email `email` went at `now`: marked sent, and its entry's last interaction
-    /// moved (the retention rule counts from it), in one transaction.
+    /// The email `email` went at `now`: marked sent, its entry's last interaction moved
+    /// (the retention rule counts from it) and its wave's count, in one transaction.
     ///
     /// # Errors
     /// The database failing.
@@ -143,18 +149,24 @@ impl Store {
             .bind(&email.email_key)
             .execute(&mut *tx)
             .await?;
+        if let Some(wave) = email.wave {
+            sqlx::query("UPDATE waves SET sent = sent + 1 WHERE number = $1")
+                .bind(wave)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
 
-    /// The email `id` was not sent, for `error`: to be tried again at `retry_at`, or,
-    /// without one, failed for good at `now`.
+    /// The email `email` was not sent, for `error`: to be tried again at `retry_at`, or,
+    /// without one, failed for good at `now` (and counted in its wave's failures).
     ///
     /// # Errors
     /// The database failing.
     pub async fn not_sent(
         &self,
-        id: &str,
+        email: &Claimed,
         error: &str,
         retry_at: Option<i64>,
         now: i64,
@@ -163,14 +175,22 @@ impl Store {
             Some(at) => ("next_attempt_at", at),
             None => ("failed_at", now),
         };
+        let mut tx = self.pool.begin().await?;
         sqlx::query(&format!(
             "UPDATE outbox SET {column} = $1, last_error = $2 WHERE id = $3"
         ))
         .bind(at)
         .bind(error)
-        .bind(id)
-        .execute(&self.pool)
+        .bind(&email.id)
+        .execute(&mut *tx)
         .await?;
+        if let (None, Some(wave)) = (retry_at, email.wave) {
+            sqlx::query("UPDATE waves SET failed = failed + 1 WHERE number = $1")
+                .bind(wave)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -207,6 +227,28 @@ impl Store {
             failed,
         })
     }
+}
+
+/// Queues the invitation of wave `wave` to the entry `key` at `now`: the owner's, so never
+/// held back by the day's limit of emails to an address.
+pub(super) async fn queue_invitation(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    key: &str,
+    wave: i64,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at, wave)
+         VALUES ($1, $2, $3, $4, $4, $5)",
+    )
+    .bind(random_id())
+    .bind(key)
+    .bind(Kind::Invitation.as_str())
+    .bind(now)
+    .bind(wave)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// Queues a `kind` email to the entry `key` at `now`, unless [`MAILS_PER_DAY`] were

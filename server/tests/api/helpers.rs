@@ -188,3 +188,10 @@ pub fn sql_text(database: &Location, query: &str) -> String {
         text
     })
 }
+
+/// A file of the test's own holding `text`, in the scratch folder.
+pub fn scratch_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = lathe_site_testkit::scratch(&format!("{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}

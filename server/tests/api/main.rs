@@ -5,6 +5,7 @@
 mod faults;
 mod files;
 mod helpers;
+mod invitations;
 mod links;
 mod owner;
 mod routes;

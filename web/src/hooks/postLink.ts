@@ -16,8 +16,10 @@ export interface StoredEntry {
   readonly created_at: string;
   readonly repeats: number;
   readonly last_repeat_at: string | null;
-  readonly status: "confirmed" | "pending" | "unconfirmed";
+  readonly status: "confirmed" | "pending" | "unconfirmed" | "invited";
   readonly confirmed_at: string | null;
+  readonly invited_at: string | null;
+  readonly wave: number | null;
 }
 
 /** How a request about a link ended: the server's word for it, or `failed`. */

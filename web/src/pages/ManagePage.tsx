@@ -56,6 +56,7 @@ function rows(entry: StoredEntry): readonly (readonly [string, string])[] {
     [f.created_at, when(entry.created_at)],
     [f.status, manageText.statuses[entry.status]],
     [f.confirmed_at, when(entry.confirmed_at)],
+    ...(entry.invited_at ? [[f.invited_at, when(entry.invited_at)] as const] : []),
     [f.privacy_notice, entry.privacy_notice],
   ];
 }

@@ -1,0 +1,176 @@
+//! The `waves` table: the owner's invitations, each wave a numbered batch of confirmed
+//! entries, taken earliest first, each entry invited once, its emails queued in the same
+//! transaction.
+
+use lathe_core::validation::Interest;
+use sqlx::Row;
+
+use super::outbox::queue_invitation;
+use super::{Backend, Store, StoreError};
+use crate::domain::{Kind, Letter, Status};
+
+/// A wave as the owner lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wave {
+    /// 1, 2, 3... in the order the waves were made.
+    pub number: i64,
+    /// When it was made, in ms since the Unix epoch.
+    pub created_at: i64,
+    /// How many entries it invited.
+    pub size: i64,
+    /// The interest it was limited to, if any.
+    pub interest: Option<String>,
+    /// Its letter's subject.
+    pub subject: String,
+    /// Its emails still to go (or to be tried again).
+    pub queued: i64,
+    /// Its emails sent.
+    pub sent: i64,
+    /// Its emails refused for good, or failed too often.
+    pub failed: i64,
+}
+
+/// Who a wave invited (or, in a dry run, would invite), earliest sign-up first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Invited {
+    /// The wave's number; in a dry run, the number it would have had.
+    pub wave: i64,
+    /// Each invited entry's address and name.
+    pub entries: Vec<(String, String)>,
+}
+
+impl Store {
+    /// Invites the `count` confirmed entries (with `interest`, if given) that signed up
+    /// earliest and were never invited, with `letter`, at `now`: one transaction records
+    /// the wave, marks each entry invited in it and queues its email. Nobody is invited
+    /// twice, even by two owners at once. With `dry_run`, the same statements run and are
+    /// rolled back: who would be invited is who would be.
+    ///
+    /// # Errors
+    /// The database failing or unreachable; nothing was invited.
+    pub async fn invite(
+        &self,
+        count: u32,
+        interest: Option<Interest>,
+        letter: &Letter,
+        now: i64,
+        dry_run: bool,
+    ) -> Result<Invited, StoreError> {
+        self.guarded(async {
+            let mut tx = self.pool.begin().await?;
+            let wave: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(number), 0) + 1 FROM waves")
+                .fetch_one(&mut *tx)
+                .await?;
+            let lock = match self.backend() {
+                Backend::Postgres => "FOR UPDATE SKIP LOCKED",
+                Backend::Sqlite => "",
+            };
+            // fetch_all steps the statement to its end, so its errors are seen.
+            let rows = sqlx::query(&format!(
+                "UPDATE waitlist SET status = $1, invited_at = $2, wave = $3
+                 WHERE email_key IN (
+                     SELECT email_key FROM waitlist
+                     WHERE status = $4 AND ($5 IS NULL OR interest = $5)
+                     ORDER BY created_at, email_key LIMIT $6 {lock})
+                 RETURNING email_key, email, name, created_at"
+            ))
+            .bind(Status::Invited.as_str())
+            .bind(now)
+            .bind(wave)
+            .bind(Status::Confirmed.as_str())
+            .bind(interest.map(Interest::as_str))
+            .bind(i64::from(count))
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut invited: Vec<(i64, String, String, String)> = rows
+                .iter()
+                .map(|row| {
+                    Ok((
+                        row.try_get("created_at")?,
+                        row.try_get("email_key")?,
+                        row.try_get("email")?,
+                        row.try_get("name")?,
+                    ))
+                })
+                .collect::<Result<_, sqlx::Error>>()?;
+            // RETURNING promises no order.
+            invited.sort();
+            if !invited.is_empty() {
+                sqlx::query(
+                    "INSERT INTO waves (number, created_at, size, interest, subject, body)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(wave)
+                .bind(now)
+                .bind(i64::try_from(invited.len()).unwrap_or(i64::MAX))
+                .bind(interest.map(Interest::as_str))
+                .bind(&letter.subject)
+                .bind(&letter.body)
+                .execute(&mut *tx)
+                .await?;
+                for (_, key, _, _) in &invited {
+                    queue_invitation(&mut tx, key, wave, now).await?;
+                }
+            }
+            if dry_run {
+                tx.rollback().await?;
+            } else {
+                tx.commit().await?;
+            }
+            Ok(Invited {
+                wave,
+                entries: invited
+                    .into_iter()
+                    .map(|(_, _, email, name)| (email, name))
+                    .collect(),
+            })
+        })
+        .await
+    }
+
+    /// Every wave, first first, with its emails' counts.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn waves(&self) -> Result<Vec<Wave>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT number, waves.created_at, size, interest, subject, sent, failed,
+                 (SELECT COUNT(*) FROM outbox
+                  WHERE outbox.wave = waves.number AND outbox.kind = $1
+                      AND sent_at IS NULL AND failed_at IS NULL) AS queued
+             FROM waves ORDER BY number",
+        )
+        .bind(Kind::Invitation.as_str())
+        .fetch_all(&self.pool)
+        .await?;
+        let waves: Result<_, sqlx::Error> = rows
+            .iter()
+            .map(|row| {
+                Ok(Wave {
+                    number: row.try_get("number")?,
+                    created_at: row.try_get("created_at")?,
+                    size: row.try_get("size")?,
+                    interest: row.try_get("interest")?,
+                    subject: row.try_get("subject")?,
+                    queued: row.try_get("queued")?,
+                    sent: row.try_get("sent")?,
+                    failed: row.try_get("failed")?,
+                })
+            })
+            .collect();
+        Ok(waves?)
+    }
+
+    /// The letter of wave `number`, if there is such a wave.
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn wave_letter(&self, number: i64) -> Result<Option<Letter>, StoreError> {
+        let row: Option<(String, String)> =
+            sqlx::query_as("SELECT subject, body FROM waves WHERE number = $1")
+                .bind(number)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(subject, body)| Letter { subject, body }))
+    }
+}

@@ -1,0 +1,286 @@
+//! The owner's invitations in waves (`lathe-site waitlist invite`, `waves`), on both
+//! databases and a real SMTP server: the earliest confirmed entries first, nobody twice,
+//! a dry run that queues nothing, the owner's letter to each name with the manage link,
+//! an entry erased before its email goes, and what an invited entry is to its owner.
+
+use lathe_site::store::Location;
+use lathe_site_testkit::{Smtp, export, owner, post, post_token, sign_up, sqlite, status_of};
+
+use crate::helpers::{TestApp, scratch_file, sql};
+
+const LETTER: &str = "Your early access to Lathe, {name}\n\nDear {name},\n\nYour place has come up: download Lathe from the link in your account.\n";
+
+/// `addresses` signed up (in this order, a second apart) and confirmed from their emails'
+/// links; `pending` signed up and never confirmed.
+fn confirmed(
+    app: &TestApp,
+    smtp: &Smtp,
+    database: &Location,
+    addresses: &[&str],
+    pending: &[&str],
+) {
+    for email in addresses.iter().chain(pending) {
+        assert_eq!(post(app.address, &sign_up(email)).status, 201);
+    }
+    app.deliver_due();
+    for (n, email) in addresses.iter().enumerate() {
+        let message = smtp
+            .messages()
+            .into_iter()
+            .find(|m| m.to == *email)
+            .unwrap();
+        let token = message.token("confirm").unwrap();
+        let confirmed = post_token(app.address, "/api/waitlist/confirm", &token);
+        assert_eq!(status_of(&confirmed).0, 200, "{email}");
+        let at = 1_795_000_000_000_i64 + 1000 * i64::try_from(n).unwrap();
+        sql(
+            database,
+            &format!("UPDATE waitlist SET created_at = {at} WHERE email_key = '{email}'"),
+        );
+    }
+}
+
+/// `lathe-site waitlist invite ARGS --letter FILE` with [`LETTER`]: (success, what it
+/// printed, what it said).
+fn invite(database: &Location, args: &[&str]) -> (bool, String, String) {
+    let letter = scratch_file("letter.txt", LETTER);
+    let mut all = vec!["invite", "--letter", letter.to_str().unwrap()];
+    all.extend_from_slice(args);
+    owner(database, &all)
+}
+
+fn invites_in_waves(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let early = [
+        "a1@example.com",
+        "a2@example.com",
+        "a3@example.com",
+        "a4@example.com",
+        "a5@example.com",
+    ];
+    confirmed(&app, &smtp, database, &early, &["waiting@example.com"]);
+    let welcomes = smtp.messages().len();
+
+    // A dry run says who, and changes nothing.
+    let (ok, said, summary) = invite(database, &["--count", "2", "--dry-run"]);
+    assert!(ok, "{summary}");
+    assert_eq!(
+        said,
+        "a1@example.com\tAda Lovelace\na2@example.com\tAda Lovelace\n"
+    );
+    assert_eq!(summary, "would invite 2 in wave 1\n");
+    assert_eq!(app.deliver_due(), 0, "nothing queued");
+    assert!(export(database).iter().all(|e| e["status"] != "invited"));
+
+    // Wave 1: the two who signed up first.
+    let (ok, said, summary) = invite(database, &["--count", "2"]);
+    assert!(ok, "{summary}");
+    assert_eq!(
+        said,
+        "a1@example.com\tAda Lovelace\na2@example.com\tAda Lovelace\n"
+    );
+    assert_eq!(
+        summary,
+        "invited 2 in wave 1: the server sends their emails (with --smtp)\n"
+    );
+    // Wave 2 takes the rest, never the same twice, never the unconfirmed.
+    let (ok, said, _) = invite(database, &["--count", "10"]);
+    assert!(ok);
+    assert_eq!(said.lines().count(), 3, "{said}");
+    assert!(said.starts_with("a3@example.com\t"), "{said}");
+    let (ok, said, summary) = invite(database, &["--count", "10"]);
+    assert!(ok);
+    assert_eq!(
+        (said.as_str(), summary.as_str()),
+        (
+            "",
+            "nobody to invite: no confirmed entry is waiting for one\n"
+        )
+    );
+
+    assert_eq!(app.deliver_due(), 5);
+    let invitations: Vec<_> = smtp.messages().into_iter().skip(welcomes).collect();
+    let mut to: Vec<&str> = invitations.iter().map(|m| m.to.as_str()).collect();
+    to.sort_unstable();
+    assert_eq!(to, early, "each once");
+    let first = &invitations[0];
+    assert_eq!(first.subject, "Your early access to Lathe, Ada Lovelace");
+    assert!(
+        first
+            .text
+            .starts_with("Dear Ada Lovelace,\n\nYour place has come up"),
+        "{}",
+        first.text
+    );
+    assert!(first.token("manage").is_some(), "the manage link beneath");
+
+    the_owner_sees_two_waves_of_five(database);
+
+    // An invited address signed up again is told it is there.
+    post(app.address, &sign_up("a1@example.com"));
+    app.deliver_due();
+    assert_eq!(
+        smtp.messages().last().unwrap().subject,
+        "You are already on the Lathe waitlist"
+    );
+}
+
+/// The waves as `waves` lists them, and the invited entries in the export.
+fn the_owner_sees_two_waves_of_five(database: &Location) {
+    let (ok, waves, _) = owner(database, &["waves"]);
+    assert!(ok);
+    let rows: Vec<Vec<&str>> = waves.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        rows[0],
+        [
+            "wave", "made", "size", "queued", "sent", "failed", "interest", "subject"
+        ]
+    );
+    assert_eq!(rows[1][0], "1");
+    assert_eq!(
+        rows[1][2..],
+        [
+            "2",
+            "0",
+            "2",
+            "0",
+            "all",
+            "Your early access to Lathe, {name}"
+        ]
+    );
+    assert_eq!(rows[2][2..6], ["3", "0", "3", "0"]);
+    assert_eq!(rows.len(), 3);
+
+    // Invited entries: in the export with their wave, and nobody else is.
+    let exported = export(database);
+    let invited: Vec<_> = exported
+        .iter()
+        .filter(|e| e["status"] == "invited")
+        .collect();
+    assert_eq!(invited.len(), 5);
+    assert!(
+        invited
+            .iter()
+            .all(|e| e["invited_at"].as_str().is_some_and(|t| t.ends_with('Z')))
+    );
+    assert_eq!(
+        exported
+            .iter()
+            .find(|e| e["email"] == "a1@example.com")
+            .unwrap()["wave"],
+        1
+    );
+    assert_eq!(
+        exported
+            .iter()
+            .find(|e| e["email"] == "a5@example.com")
+            .unwrap()["wave"],
+        2
+    );
+    let (ok, csv, _) = owner(database, &["export", "--status", "invited"]);
+    assert!(ok);
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",\"invited_at\",\"wave\"")
+    );
+}
+
+lathe_site_testkit::on_both_databases!(invites_in_waves);
+
+#[test]
+fn an_entry_erased_before_its_invitation_goes_gets_none() {
+    let database = sqlite();
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(&database, &smtp);
+    confirmed(
+        &app,
+        &smtp,
+        &database,
+        &["gone@example.com", "kept@example.com"],
+        &[],
+    );
+    let sent = smtp.messages().len();
+    let (ok, _, said) = invite(&database, &["--count", "2"]);
+    assert!(ok, "{said}");
+    let (ok, _, said) = owner(&database, &["erase", "gone@example.com"]);
+    assert!(ok, "{said}");
+    assert_eq!(app.deliver_due(), 1);
+    let to: Vec<String> = smtp
+        .messages()
+        .into_iter()
+        .skip(sent)
+        .map(|m| m.to)
+        .collect();
+    assert_eq!(to, ["kept@example.com"]);
+    let (_, waves, _) = owner(&database, &["waves"]);
+    let row: Vec<&str> = waves.lines().nth(1).unwrap().split('\t').collect();
+    assert_eq!(row[2..6], ["2", "0", "1", "0"], "taken 2, sent 1");
+}
+
+#[test]
+fn a_wave_can_take_one_interest_and_a_letter_must_have_a_subject_and_a_text() {
+    let database = sqlite();
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(&database, &smtp);
+    confirmed(&app, &smtp, &database, &["dev@example.com"], &[]);
+    // Everyone signs up as "enterprise" (testkit's sign-up): one is a developer.
+    sql(
+        &database,
+        "UPDATE waitlist SET interest = 'developer' WHERE email_key = 'dev@example.com'",
+    );
+    let (ok, said, _) = invite(
+        &database,
+        &["--count", "5", "--interest", "press", "--dry-run"],
+    );
+    assert!(ok);
+    assert_eq!(said, "");
+    let (ok, said, _) = invite(
+        &database,
+        &["--count", "5", "--interest", "developer", "--dry-run"],
+    );
+    assert!(ok);
+    assert_eq!(said, "dev@example.com\tAda Lovelace\n");
+    let (ok, _, said) = invite(&database, &["--count", "5", "--interest", "sales"]);
+    assert!(!ok);
+    assert!(said.contains("`sales` is not an interest"), "{said}");
+
+    let subject_only = scratch_file("subject-only.txt", "Just a subject\n");
+    let (ok, _, said) = owner(
+        &database,
+        &[
+            "invite",
+            "--count",
+            "1",
+            "--letter",
+            subject_only.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok);
+    assert_eq!(
+        said,
+        "lathe-site: --letter: a letter is its subject on the first line, then its text: this one has no text beneath its subject\n"
+    );
+    let (ok, _, said) = owner(
+        &database,
+        &[
+            "invite",
+            "--count",
+            "1",
+            "--letter",
+            "/nonexistent/letter.txt",
+        ],
+    );
+    assert!(!ok);
+    assert!(
+        said.starts_with("lathe-site: cannot read /nonexistent/letter.txt: "),
+        "{said}"
+    );
+    assert!(
+        export(&database).iter().all(|e| e["status"] == "confirmed"),
+        "nothing invited"
+    );
+}
