@@ -252,6 +252,10 @@ pub enum WaitlistCommand {
     /// Lists the waves of invitations: when, how many, the letter's subject, and their
     /// emails queued, sent and failed.
     Waves,
+    /// Prints the list's figures: entries by status and by interest, the confirmation
+    /// rate, sign-ups and confirmations a day for the last 30 days, the waves and the
+    /// outbox.
+    Stats,
     /// Prints how many emails are queued (or waiting to be tried again), sent and failed.
     Outbox,
     /// Deletes what the privacy notice says is kept no longer (the server does this when

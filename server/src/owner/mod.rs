@@ -16,7 +16,7 @@ use crate::domain::{ErasedBy, Letter, time};
 use crate::http::{compress, headers};
 use crate::operations::health::{self, ProbeError};
 use crate::operations::retention;
-use crate::store::{BackupError, Invited, Location, OpenError, Store, StoreError};
+use crate::store::{BackupError, Invited, Location, OpenError, Stats, Store, StoreError};
 
 /// Why an owner's command failed.
 #[derive(Debug, thiserror::Error)]
@@ -174,6 +174,10 @@ async fn run(
             eprintln!("{}", invited_summary(&invited, dry_run));
         }
         WaitlistCommand::Waves => waves(store, &mut out).await?,
+        WaitlistCommand::Stats => {
+            let stats = store.stats(crate::now_ms(), STATS_DAYS).await?;
+            write!(out, "{}", report(&stats))?;
+        }
         WaitlistCommand::Backup { file } => {
             store.backup(&file).await?;
             writeln!(
@@ -185,6 +189,56 @@ async fn run(
         }
     }
     Ok(())
+}
+
+/// How many days `stats` shows, today included.
+pub const STATS_DAYS: u32 = 30;
+
+/// The figures as `stats` prints them.
+pub fn report(stats: &Stats) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let statuses: Vec<String> = stats
+        .by_status
+        .iter()
+        .map(|(status, n)| format!("{} {n}", status.as_str()))
+        .collect();
+    let _ = writeln!(text, "entries {}: {}", stats.entries(), statuses.join(", "));
+    let (confirmed, asked) = stats.confirmed_of_asked;
+    let _ = match stats.confirmation_rate() {
+        Some(rate) => writeln!(
+            text,
+            "confirmation rate {:.0} % ({confirmed} of {asked} asked)",
+            rate * 100.0
+        ),
+        None => writeln!(text, "confirmation rate: nobody was asked to confirm"),
+    };
+    let interests: Vec<String> = stats
+        .by_interest
+        .iter()
+        .map(|(interest, n)| format!("{interest} {n}"))
+        .collect();
+    let _ = writeln!(text, "by interest: {}", interests.join(", "));
+    let _ = writeln!(text, "day (UTC)\tsign-ups\tconfirmations");
+    for day in &stats.days {
+        let date = time(day.starts_at);
+        let _ = writeln!(
+            text,
+            "{}\t{}\t{}",
+            &date[..10],
+            day.sign_ups,
+            day.confirmations
+        );
+    }
+    let invited: i64 = stats.waves.iter().map(|w| w.size).sum();
+    let _ = writeln!(text, "waves {}: {invited} invited", stats.waves.len());
+    let o = stats.outbox;
+    let _ = writeln!(
+        text,
+        "outbox: queued {}, sent {}, failed {}",
+        o.queued, o.sent, o.failed
+    );
+    text
 }
 
 /// The owner's letter in `file`.

@@ -8,6 +8,7 @@ mod entries;
 mod erasures;
 mod location;
 mod outbox;
+mod stats;
 mod waves;
 
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,7 @@ pub use entries::{Confirmed, Resent};
 pub use erasures::Purged;
 pub use location::{Backend, Location, LocationError};
 pub use outbox::{Claimed, Counts, Recipient};
+pub use stats::{Day, Stats};
 pub use waves::{Invited, Wave};
 
 /// Log directives that quiet the database driver's chatter: PostgreSQL's notices (such as

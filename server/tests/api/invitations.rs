@@ -284,3 +284,64 @@ fn a_wave_can_take_one_interest_and_a_letter_must_have_a_subject_and_a_text() {
         "nothing invited"
     );
 }
+
+/// `lathe-site waitlist stats`: every figure, with the days moved to known ones.
+fn the_owner_reads_the_lists_figures(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    confirmed(
+        &app,
+        &smtp,
+        database,
+        &["s1@example.com", "s2@example.com", "s3@example.com"],
+        &["s4@example.com"],
+    );
+    let (ok, _, said) = invite(database, &["--count", "1"]);
+    assert!(ok, "{said}");
+    const DAY: i64 = 24 * 60 * 60 * 1000;
+    let today = lathe_site::now_ms().div_euclid(DAY) * DAY;
+    let noon = |days_ago: i64| today - days_ago * DAY + DAY / 2;
+    for (email, days_ago) in [("s1", 2), ("s2", 2), ("s3", 1), ("s4", 0)] {
+        sql(
+            database,
+            &format!(
+                "UPDATE waitlist SET created_at = {} WHERE email_key = '{email}@example.com'",
+                noon(days_ago)
+            ),
+        );
+    }
+    sql(
+        database,
+        &format!(
+            "UPDATE waitlist SET confirmed_at = {} WHERE confirmed_at IS NOT NULL",
+            noon(0)
+        ),
+    );
+    sql(
+        database,
+        "UPDATE waitlist SET interest = 'developer' WHERE email_key = 's4@example.com'",
+    );
+
+    let (ok, report, said) = owner(database, &["stats"]);
+    assert!(ok, "{said}");
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(
+        lines[0],
+        "entries 4: unconfirmed 0, pending 1, confirmed 2, invited 1"
+    );
+    assert_eq!(lines[1], "confirmation rate 75 % (3 of 4 asked)");
+    assert_eq!(lines[2], "by interest: enterprise 3, developer 1");
+    assert_eq!(lines[3], "day (UTC)\tsign-ups\tconfirmations");
+    let days = &lines[4..34];
+    assert_eq!(days.len(), 30);
+    let date = |ms: i64| lathe_site::domain::time(ms)[..10].to_owned();
+    assert_eq!(days[27], format!("{}\t2\t0", date(noon(2))));
+    assert_eq!(days[28], format!("{}\t1\t0", date(noon(1))));
+    assert_eq!(days[29], format!("{}\t1\t3", date(noon(0))));
+    assert!(days[..27].iter().all(|d| d.ends_with("\t0\t0")), "{days:?}");
+    assert_eq!(lines[34], "waves 1: 1 invited");
+    assert_eq!(lines[35], "outbox: queued 1, sent 4, failed 0");
+    assert_eq!(lines.len(), 36);
+}
+
+lathe_site_testkit::on_both_databases!(the_owner_reads_the_lists_figures);
