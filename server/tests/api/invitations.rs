@@ -8,6 +8,8 @@ use lathe_site_testkit::{Smtp, export, owner, post, post_token, sign_up, sqlite,
 
 use crate::helpers::{TestApp, scratch_file, sql};
 
+const DAY: i64 = 24 * 60 * 60 * 1000;
+
 const LETTER: &str = "Your early access to Lathe, {name}\n\nDear {name},\n\nYour place has come up: download Lathe from the link in your account.\n";
 
 /// `addresses` signed up (in this order, a second apart) and confirmed from their emails'
@@ -298,7 +300,6 @@ fn the_owner_reads_the_lists_figures(database: &Location) {
     );
     let (ok, _, said) = invite(database, &["--count", "1"]);
     assert!(ok, "{said}");
-    const DAY: i64 = 24 * 60 * 60 * 1000;
     let today = lathe_site::now_ms().div_euclid(DAY) * DAY;
     let noon = |days_ago: i64| today - days_ago * DAY + DAY / 2;
     for (email, days_ago) in [("s1", 2), ("s2", 2), ("s3", 1), ("s4", 0)] {
