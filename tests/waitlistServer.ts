@@ -60,7 +60,8 @@ export interface Server {
   entries(): Promise<Entry[]>;
 }
 
-async function freePort(): Promise<number> {
+/** A port free on loopback now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);

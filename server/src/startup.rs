@@ -20,7 +20,7 @@ use crate::http::{LoadError, Site};
 use crate::mail::{Mailer, Outbox};
 use crate::operations::health::Health;
 use crate::operations::metrics::{self, MetricsError};
-use crate::operations::{logs, retention};
+use crate::operations::{dashboard, logs, retention};
 use crate::store::{Location, OpenError, Store};
 use crate::waitlist::{self, Waitlist};
 
@@ -81,7 +81,9 @@ impl Application {
             Some(address) => {
                 let handle = metrics::install()?;
                 let listener = metrics::listen(address).await?;
-                said.push(format!("metrics on http://{address}/metrics"));
+                said.push(format!(
+                    "metrics on http://{address}/metrics, the list's figures on http://{address}/"
+                ));
                 Some((listener, handle))
             }
             None => None,
@@ -202,7 +204,10 @@ impl Application {
     ) -> std::io::Result<()> {
         let mut tasks: Vec<JoinHandle<()>> = self.tasks.into_iter().map(tokio::spawn).collect();
         if let Some((listener, handle)) = self.metrics {
-            tasks.push(tokio::spawn(metrics::serve(listener, handle)));
+            let owner = dashboard::router(handle, self.store.clone());
+            tasks.push(tokio::spawn(async move {
+                let _ = axum::serve(listener, owner).await;
+            }));
         }
         if self.workers {
             if let Some(outbox) = self.outbox {

@@ -8,9 +8,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use axum::Router;
 use axum::http::StatusCode;
-use axum::routing::get;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// Requests answered, by `route` (page, asset, sign-up) and `status`.
@@ -31,6 +29,8 @@ pub const OPEN_CONNECTIONS: &str = "lathe_open_connections";
 pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
 /// Requests from the emails' links refused before their link was read, by `reason`.
 pub const LINKS_REFUSED: &str = "lathe_link_requests_refused_total";
+/// Entries on the list now, by `status` (counted when the metrics are scraped).
+pub const ENTRIES: &str = "lathe_entries";
 /// Emails by `kind` and `outcome` (queued, sent, retried, failed).
 pub const EMAILS: &str = "lathe_emails_total";
 
@@ -63,8 +63,9 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
 }
 
 /// Each metric's help text (Prometheus' `# HELP` lines); every `_seconds` one is a
-/// histogram in seconds, [`OPEN_CONNECTIONS`] a gauge, the others counters.
-const HELP: [(&str, &str); 10] = [
+/// histogram in seconds, [`OPEN_CONNECTIONS`] and [`ENTRIES`] gauges, the others counters.
+const HELP: [(&str, &str); 11] = [
+    (ENTRIES, "Entries on the list now, by status."),
     (REQUESTS, "Requests answered, by route class and status."),
     (REQUEST_SECONDS, "Time to answer a request, by route class."),
     (SIGN_UPS_STORED, "Sign-ups stored."),
@@ -94,7 +95,7 @@ fn describe() {
     for (name, help) in HELP {
         if name.ends_with("_seconds") {
             describe_histogram!(name, Unit::Seconds, help);
-        } else if name == OPEN_CONNECTIONS {
+        } else if name == OPEN_CONNECTIONS || name == ENTRIES {
             describe_gauge!(name, help);
         } else {
             describe_counter!(name, help);
@@ -110,12 +111,6 @@ pub async fn listen(address: SocketAddr) -> Result<tokio::net::TcpListener, Metr
     tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| MetricsError::Listen(address, e))
-}
-
-/// Serves `GET /metrics` on `listener`, from `handle`, until the task is dropped.
-pub async fn serve(listener: tokio::net::TcpListener, handle: PrometheusHandle) {
-    let app = Router::new().route("/metrics", get(move || async move { handle.render() }));
-    let _ = axum::serve(listener, app).await;
 }
 
 /// A request answered: counted by route class and status, and timed
@@ -144,6 +139,17 @@ pub fn link_refused(reason: &'static str) {
 /// An address was confirmed.
 pub fn confirmed() {
     metrics::counter!(CONFIRMATIONS).increment(1);
+}
+
+/// The entries on the list now, by status.
+pub fn entries(counts: &[(crate::domain::Status, i64)]) {
+    for status in crate::domain::Status::ALL {
+        let n = counts
+            .iter()
+            .find(|(s, _)| *s == status)
+            .map_or(0, |(_, n)| *n);
+        metrics::gauge!(ENTRIES, "status" => status.as_str()).set(n as f64);
+    }
 }
 
 /// An email of `kind` had `outcome`.

@@ -1,7 +1,9 @@
 //! What the owner watches the server with: `/healthz` and `/readyz` ([`health`]), every
-//! metric ([`metrics`]), the log ([`logs`]), and the job that keeps the privacy notice's
-//! retention promise ([`retention`]).
+//! metric ([`metrics`]), the owner's listener with its page of figures ([`dashboard`]),
+//! the log ([`logs`]), and the job that keeps the privacy notice's retention promise
+//! ([`retention`]).
 
+pub mod dashboard;
 pub mod health;
 pub mod logs;
 pub mod metrics;

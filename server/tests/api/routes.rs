@@ -148,3 +148,113 @@ fn without_smtp_the_link_routes_say_so_once_whatever_is_posted() {
         );
     }
 }
+
+/// `GET path` on the owner's listener over `database` (or none), with a recorder of its
+/// own: the status, the content security policy and the body.
+fn owners(
+    database: Option<&lathe_site::store::Location>,
+    path: &str,
+) -> (StatusCode, String, String) {
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    metrics::with_local_recorder(&recorder, || {
+        runtime.block_on(async {
+            let store = match database {
+                Some(location) => Some(lathe_site::store::Store::open(location).await.unwrap()),
+                None => None,
+            };
+            let owner = lathe_site::operations::dashboard::router(handle, store);
+            let response = owner
+                .oneshot(Request::get(path).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status();
+            let policy = response
+                .headers()
+                .get("content-security-policy")
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_default();
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            (status, policy, String::from_utf8_lossy(&body).into_owned())
+        })
+    })
+}
+
+#[test]
+fn the_owners_page_draws_the_figures_and_the_metrics_count_the_entries() {
+    let database = sqlite();
+    let app = crate::helpers::TestApp::collecting(&database, unlimited());
+    for email in ["a@example.com", "b@example.com", "c@example.com"] {
+        let body = lathe_site_testkit::sign_up(email);
+        assert_eq!(lathe_site_testkit::post(app.address, &body).status, 201);
+    }
+    crate::helpers::sql(
+        &database,
+        "UPDATE waitlist SET status = 'confirmed', confirmed_at = created_at WHERE email_key = 'a@example.com'",
+    );
+    let letter = crate::helpers::scratch_file(
+        "page-letter.txt",
+        "<script>alert(1)</script> for {name}\n\nHello\n",
+    );
+    let (ok, _, said) = lathe_site_testkit::owner(
+        &database,
+        &[
+            "invite",
+            "--count",
+            "1",
+            "--letter",
+            letter.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{said}");
+
+    let (status, policy, page) = owners(Some(&database), "/");
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        policy.starts_with("default-src 'none'; style-src 'sha256-"),
+        "{policy}"
+    );
+    assert!(
+        page.contains("<h2 id=\"entries\">Entries: 3</h2>"),
+        "{page}"
+    );
+    assert!(page.contains("<li><span>unconfirmed</span>"), "{page}");
+    assert!(page.contains("<span>2</span></li>"), "two unconfirmed");
+    assert!(
+        page.contains("<p class=\"figure\">100 %</p>"),
+        "the one asked confirmed"
+    );
+    assert_eq!(
+        page.matches("<g><title>").count(),
+        30,
+        "a column pair a day"
+    );
+    assert!(
+        page.contains(": 3 sign-ups, 1 confirmations</title>"),
+        "today"
+    );
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt; for {name}"),
+        "the subject is text"
+    );
+    assert!(!page.contains("<script>"), "no script at all");
+    assert!(page.contains("<a href=\"/metrics\">/metrics</a>"));
+
+    let (status, _, metrics) = owners(Some(&database), "/metrics");
+    assert_eq!(status, StatusCode::OK);
+    for line in [
+        "lathe_entries{status=\"unconfirmed\"} 2",
+        "lathe_entries{status=\"invited\"} 1",
+        "lathe_entries{status=\"confirmed\"} 0",
+    ] {
+        assert!(metrics.contains(line), "{line} in {metrics}");
+    }
+
+    let (status, _, page) = owners(None, "/");
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("This server collects no sign-ups: start it with --database."));
+}
