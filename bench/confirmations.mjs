@@ -2,9 +2,11 @@
 // delivers, SQLite and PostgreSQL (a throwaway cluster, durable defaults), to a real SMTP
 // server on loopback (aiosmtpd, server/tests/smtp_sink.py). 400 sign-ups are posted, 20
 // at a time, to `lathe-site serve --smtp`; the clock runs from the first post until the
-// SMTP server holds the 400th email. Every email must arrive exactly once.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+// SMTP server holds the 400th email. Every email must arrive exactly once. Then all 400
+// confirm from their links and are invited in one wave (`lathe-site waitlist invite`):
+// the clock runs from the command until the 400th invitation arrives.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { withDatabases } from "./databases.mjs";
@@ -14,7 +16,7 @@ const AT_ONCE = 20;
 
 /**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
- * @returns {Promise<Array<{ backend: string, emails: number, seconds: number, perSecond: number, postsPerSecond: number }>>}
+ * @returns {Promise<Array<{ backend: string, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }>>}
  */
 export async function benchConfirmations({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
@@ -49,23 +51,37 @@ export async function benchConfirmations({ root, dist, waitFor }) {
         await postSignUps(origin, backend);
         const posted = performance.now();
         const emails = () => readdirSync(mail).filter((name) => name.endsWith(".eml")).length;
-        while (emails() < SIGN_UPS) {
-          if (performance.now() - started > 120_000) {
-            throw new Error(
-              `${backend}: ${String(emails())} of ${String(SIGN_UPS)} emails in 2 min`,
-            );
-          }
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+        await untilEmails(emails, SIGN_UPS, backend, started);
         const seconds = (performance.now() - started) / 1000;
         // Anything sent twice would be here by now: the outbox marks each sent once it went.
         await new Promise((resolve) => setTimeout(resolve, 500));
+        const confirmations = emails();
+        // Then every address confirmed from its email, and all invited in one wave: how
+        // fast the outbox sends the owner's invitations.
+        await confirmAll(origin, mail);
+        const letter = join(folder, "letter.txt");
+        writeFileSync(letter, "Your early access, {name}\n\nWelcome in.\n");
+        const invited = performance.now();
+        execFileSync(
+          binary,
+          [
+            ...["waitlist", "--database", database, "invite"],
+            ...["--count", String(SIGN_UPS), "--letter", letter],
+          ],
+          { stdio: "pipe" },
+        );
+        await untilEmails(emails, 2 * SIGN_UPS, backend, invited);
+        const invitationSeconds = (performance.now() - invited) / 1000;
+        await new Promise((resolve) => setTimeout(resolve, 500));
         lines.push({
           backend,
-          emails: emails(),
+          emails: confirmations,
           seconds: Number(seconds.toFixed(2)),
           perSecond: Math.round(SIGN_UPS / seconds),
           postsPerSecond: Math.round(SIGN_UPS / ((posted - started) / 1000)),
+          invitations: emails() - confirmations,
+          invitationSeconds: Number(invitationSeconds.toFixed(2)),
+          invitationsPerSecond: Math.round(SIGN_UPS / invitationSeconds),
         });
       } finally {
         server.kill();
@@ -74,6 +90,35 @@ export async function benchConfirmations({ root, dist, waitFor }) {
     }
   });
   return lines;
+}
+
+/** Waits until `count()` reaches `n`, at most 2 minutes from `since`. */
+async function untilEmails(count, n, backend, since) {
+  while (count() < n) {
+    if (performance.now() - since > 120_000) {
+      throw new Error(`${backend}: ${String(count())} of ${String(n)} emails in 2 min`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Presses Confirm for every confirmation email in `mail`, AT_ONCE at a time. */
+async function confirmAll(origin, mail) {
+  const tokens = readdirSync(mail)
+    .filter((name) => name.endsWith(".txt"))
+    .map((name) => /\/confirm#([\w.-]+)/.exec(readFileSync(join(mail, name), "utf8"))?.[1])
+    .filter((token) => token !== undefined);
+  const worker = async () => {
+    for (let token = tokens.pop(); token !== undefined; token = tokens.pop()) {
+      const response = await fetch(`${origin}/api/waitlist/confirm`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: origin },
+        body: JSON.stringify({ token }),
+      });
+      if (response.status !== 200) throw new Error(`confirm: ${String(response.status)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: AT_ONCE }, worker));
 }
 
 /** Posts SIGN_UPS new sign-ups, AT_ONCE at a time; every one must be answered 201. */

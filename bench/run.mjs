@@ -499,6 +499,13 @@ function report({
       (l) =>
         `${l.backend.padEnd(14)} ${pad(l.emails, 6)} ${pad(l.seconds, 9)} ${pad(l.perSecond, 10)} ${pad(l.postsPerSecond, 12)}${l.emails === 400 ? "" : " - NOT EXACTLY ONCE"}`,
     ),
+    "",
+    "Invitations through the outbox: those 400 confirmed, then invited in one wave (no target; each email once)",
+    "database       invitations   seconds   invitations/s",
+    ...confirmations.map(
+      (l) =>
+        `${l.backend.padEnd(14)} ${pad(l.invitations, 11)} ${pad(l.invitationSeconds, 9)} ${pad(l.invitationsPerSecond, 15)}${l.invitations === 400 ? "" : " - NOT EXACTLY ONCE"}`,
+    ),
   ];
   return lines.join("\n");
 }
