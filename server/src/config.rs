@@ -12,6 +12,7 @@ use lathe_core::validation::Interest;
 
 use crate::domain::Status;
 use crate::domain::token::{Key, ShortKey};
+use crate::hooks::{Receiver, ReceiverError};
 use crate::http::connection::Limits;
 use crate::mail::{MailServer, MailerError};
 use crate::operations::logs;
@@ -135,6 +136,17 @@ pub struct ServeArgs {
     /// writes into the header itself comes before them and is never read.
     #[arg(long, env = "LATHE_TRUSTED_PROXIES", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     trusted_proxies: u16,
+    /// Tell this receiver of each entry created (without --smtp), confirmed, invited and
+    /// erased: a POST signed as Standard Webhooks says, with the secret in
+    /// `LATHE_WEBHOOK_SECRET` (whsec_ and base64), retried until it answers 2xx (never
+    /// after a 4xx).
+    #[arg(
+        long,
+        env = "LATHE_WEBHOOK_URL",
+        value_name = "URL",
+        requires = "database"
+    )]
+    webhook_url: Option<String>,
     /// Serve Prometheus metrics at `http://ADDRESS/metrics` (on a listener of its own:
     /// keep it off the public network, as 127.0.0.1:9464 does).
     #[arg(long, env = "LATHE_METRICS_ADDR", value_name = "ADDRESS")]
@@ -369,6 +381,9 @@ pub enum ConfigError {
     /// The mail server's URL or the sender.
     #[error(transparent)]
     Mailer(#[from] MailerError),
+    /// The webhook receiver's address or secret.
+    #[error("{0}")]
+    Receiver(#[from] ReceiverError),
 }
 
 /// Everything a server is built from (by `startup::Application::build`).
@@ -416,6 +431,8 @@ pub struct WaitlistConfig {
     pub settings: Settings,
     /// Confirming addresses by email, if the server does.
     pub mail: Option<MailConfig>,
+    /// The owner's webhook receiver, if there is one.
+    pub webhooks: Option<Receiver>,
 }
 
 /// Confirming addresses by email.
@@ -447,6 +464,13 @@ impl ServeArgs {
             body_timeout: limits.body_timeout,
         };
         let mail = self.mail.config()?;
+        let webhooks = match &self.webhook_url {
+            Some(url) => Some(Receiver::new(
+                url,
+                std::env::var("LATHE_WEBHOOK_SECRET").ok().as_deref(),
+            )?),
+            None => None,
+        };
         Ok(Config {
             dist: self.dist.dist,
             address: SocketAddr::new(self.host, self.port),
@@ -463,6 +487,7 @@ impl ServeArgs {
                 database,
                 settings,
                 mail,
+                webhooks,
             }),
             workers: true,
         })
@@ -521,6 +546,7 @@ mod tests {
         config.waitlist = Some(WaitlistConfig {
             database: "postgres://lathe:s3cret-password@db/lathe".parse().unwrap(),
             settings: Settings::default(),
+            webhooks: None,
             mail: Some(MailConfig {
                 server: MailServer::new(
                     "smtp://lathe:url-password@127.0.0.1:2525",

@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod domain;
+pub mod hooks;
 pub mod http;
 pub mod mail;
 pub mod operations;

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 use tower::ServiceBuilder;
 
 use crate::config::Config;
+use crate::hooks::Hooks;
 use crate::http::connection::{self, Limits};
 use crate::http::layers::{Headed, Meter, Metered};
 use crate::http::{LoadError, Site};
@@ -21,7 +22,7 @@ use crate::mail::{Mailer, Outbox};
 use crate::operations::health::Health;
 use crate::operations::metrics::{self, MetricsError};
 use crate::operations::{dashboard, logs, retention};
-use crate::store::{Location, OpenError, Store};
+use crate::store::{Location, OpenError, Store, StoreError};
 use crate::waitlist::{self, Waitlist};
 
 /// Why a server did not start.
@@ -44,6 +45,9 @@ pub enum StartError {
     /// The metrics' recorder or listener.
     #[error(transparent)]
     Metrics(#[from] MetricsError),
+    /// Whether webhooks are sent could not be recorded.
+    #[error("cannot record whether webhooks are sent: {0}")]
+    Webhooks(#[source] StoreError),
 }
 
 /// A server, ready to run: its listeners bound, its database open.
@@ -55,6 +59,7 @@ pub struct Application {
     draining: Arc<AtomicBool>,
     store: Option<Store>,
     outbox: Option<Outbox>,
+    hooks: Option<Hooks>,
     metrics: Option<(TcpListener, PrometheusHandle)>,
     workers: bool,
     /// Tasks that run as long as the server does, whatever `workers` says.
@@ -89,6 +94,7 @@ impl Application {
             None => None,
         };
         let (mut store, mut outbox, mut api, mut collecting) = (None, None, None, None);
+        let mut hooks = None;
         if let Some(waitlist) = config.waitlist {
             let opened = Store::open(&waitlist.database).await?;
             let mut endpoint = Waitlist::new(opened.clone(), waitlist.settings);
@@ -109,6 +115,14 @@ impl Application {
             }
             if let Some(forgetting) = endpoint.forgetting() {
                 tasks.push(Box::pin(forgetting));
+            }
+            opened
+                .set_webhooks(waitlist.webhooks.is_some())
+                .await
+                .map_err(StartError::Webhooks)?;
+            if let Some(receiver) = waitlist.webhooks {
+                hooks = Some(Hooks::new(opened.clone(), receiver));
+                said.push("telling the webhook receiver of each event (--webhook-url)".into());
             }
             api = Some(endpoint.router());
             collecting = Some(waitlist.database);
@@ -156,6 +170,7 @@ impl Application {
             draining,
             store,
             outbox,
+            hooks,
             metrics,
             workers: config.workers,
             tasks,
@@ -185,6 +200,12 @@ impl Application {
         self.outbox.as_ref()
     }
 
+    /// The webhook worker, when the server has a receiver (tests run its due deliveries
+    /// by hand).
+    pub fn hooks(&self) -> Option<&Hooks> {
+        self.hooks.as_ref()
+    }
+
     /// What the server says when it starts, a line each: what it serves and where, and
     /// whether it collects and confirms.
     pub fn said(&self) -> &[String] {
@@ -212,6 +233,9 @@ impl Application {
         if self.workers {
             if let Some(outbox) = self.outbox {
                 tasks.push(outbox.spawn());
+            }
+            if let Some(hooks) = self.hooks {
+                tasks.push(tokio::spawn(hooks.run()));
             }
             if let Some(store) = &self.store {
                 tasks.push(retention::spawn(store.clone()));

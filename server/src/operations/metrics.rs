@@ -31,6 +31,8 @@ pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
 pub const LINKS_REFUSED: &str = "lathe_link_requests_refused_total";
 /// Entries on the list now, by `status` (counted when the metrics are scraped).
 pub const ENTRIES: &str = "lathe_entries";
+/// Webhook deliveries by `outcome` (delivered, retried, failed).
+pub const WEBHOOKS: &str = "lathe_webhooks_total";
 /// Emails by `kind` and `outcome` (queued, sent, retried, failed).
 pub const EMAILS: &str = "lathe_emails_total";
 
@@ -64,7 +66,11 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
 
 /// Each metric's help text (Prometheus' `# HELP` lines); every `_seconds` one is a
 /// histogram in seconds, [`OPEN_CONNECTIONS`] and [`ENTRIES`] gauges, the others counters.
-const HELP: [(&str, &str); 11] = [
+const HELP: [(&str, &str); 12] = [
+    (
+        WEBHOOKS,
+        "Webhook deliveries by outcome (delivered, retried, failed).",
+    ),
     (ENTRIES, "Entries on the list now, by status."),
     (REQUESTS, "Requests answered, by route class and status."),
     (REQUEST_SECONDS, "Time to answer a request, by route class."),
@@ -150,6 +156,11 @@ pub fn entries(counts: &[(crate::domain::Status, i64)]) {
             .map_or(0, |(_, n)| *n);
         metrics::gauge!(ENTRIES, "status" => status.as_str()).set(n as f64);
     }
+}
+
+/// A webhook delivery had `outcome`.
+pub fn webhook(outcome: &'static str) {
+    metrics::counter!(WEBHOOKS, "outcome" => outcome).increment(1);
 }
 
 /// An email of `kind` had `outcome`.

@@ -4,6 +4,7 @@ use futures_util::{Stream, StreamExt};
 use lathe_core::validation::email_key;
 use sqlx::Row;
 
+use super::events::{self, Event};
 use super::{Store, StoreError, erasures, outbox};
 use crate::domain::token::random_id;
 use crate::domain::{Entry, ErasedBy, Kind, Status};
@@ -100,10 +101,16 @@ impl Store {
                 done.rows_affected()
             )));
         }
-        let stored: String = sqlx::query_scalar("SELECT status FROM waitlist WHERE email_key = $1")
-            .bind(&key)
-            .fetch_one(&mut *tx)
-            .await?;
+        let (stored, id, repeats): (String, String, i64) =
+            sqlx::query_as("SELECT status, id, repeats FROM waitlist WHERE email_key = $1")
+                .bind(&key)
+                .fetch_one(&mut *tx)
+                .await?;
+        if !confirming && repeats == 0 {
+            let body = events::body(Event::Created, &id, None, None, entry.created_at);
+            self.record(&mut tx, Event::Created, &id, body, entry.created_at)
+                .await?;
+        }
         let due = match (confirming, Status::parse(&stored)) {
             (false, _) => None,
             (true, Some(status)) if status.is_confirmed() => Some(Kind::Already),
@@ -124,6 +131,7 @@ impl Store {
     /// The database failing or unreachable.
     pub async fn confirm(&self, id: &str, nonce: &str, now: i64) -> Result<Confirmed, StoreError> {
         self.guarded(async {
+            let mut tx = self.pool.begin().await?;
             let done = sqlx::query(
                 "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
                      confirm_nonce = NULL
@@ -133,11 +141,22 @@ impl Store {
             .bind(now)
             .bind(id)
             .bind(nonce)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
             if done.rows_affected() == 1 {
+                let (name, email, interest): (String, String, String) =
+                    sqlx::query_as("SELECT name, email, interest FROM waitlist WHERE id = $1")
+                        .bind(id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                let person = Some((name.as_str(), email.as_str(), interest.as_str()));
+                let body = events::body(Event::Confirmed, id, person, None, now);
+                self.record(&mut tx, Event::Confirmed, id, body, now)
+                    .await?;
+                tx.commit().await?;
                 return Ok(Confirmed::Now);
             }
+            tx.rollback().await?;
             let there: Option<String> =
                 sqlx::query_scalar("SELECT status FROM waitlist WHERE id = $1")
                     .bind(id)
@@ -231,13 +250,17 @@ impl Store {
 
     async fn erase_key(&self, key: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
-        let done = sqlx::query("DELETE FROM waitlist WHERE email_key = $1")
-            .bind(key)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
+        // fetch_all steps the statement to its end, so its errors are seen.
+        let ids: Vec<String> =
+            sqlx::query_scalar("DELETE FROM waitlist WHERE email_key = $1 RETURNING id")
+                .bind(key)
+                .fetch_all(&mut *tx)
+                .await?;
+        let Some(id) = ids.first() else {
             return Ok(false);
-        }
+        };
+        let body = events::body(Event::Erased, id, None, None, now);
+        self.record(&mut tx, Event::Erased, id, body, now).await?;
         sqlx::query("DELETE FROM outbox WHERE email_key = $1")
             .bind(key)
             .execute(&mut *tx)

@@ -3,6 +3,7 @@
 
 use sqlx::Row;
 
+use super::events::{self, Event};
 use super::{Store, StoreError};
 use crate::domain::{ErasedBy, Status};
 
@@ -49,13 +50,19 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             // fetch_all steps the statement to its end, so its errors are seen.
-            let emails: Vec<String> = sqlx::query_scalar(&format!(
-                "DELETE FROM waitlist WHERE {condition} RETURNING email"
+            let gone: Vec<(String, String)> = sqlx::query_as(&format!(
+                "DELETE FROM waitlist WHERE {condition} RETURNING email, id"
             ))
             .bind(cutoff)
             .fetch_all(&mut *tx)
             .await?;
-            record(&mut tx, by, emails.len() as u64, now).await?;
+            record(&mut tx, by, gone.len() as u64, now).await?;
+            let mut emails = Vec::with_capacity(gone.len());
+            for (email, id) in gone {
+                let body = events::body(Event::Erased, &id, None, None, now);
+                self.record(&mut tx, Event::Erased, &id, body, now).await?;
+                emails.push(email);
+            }
             purged
                 .entries
                 .extend(emails.into_iter().map(|email| (email, by)));

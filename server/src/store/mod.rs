@@ -2,15 +2,17 @@
 //! PostgreSQL (for several server instances), through sqlx's `Any` driver, so that one set
 //! of queries and one set of migrations (`server/migrations/`) serve both. The only module
 //! that names sqlx: the rest of the server asks [`Store`] in the domain's words, one file
-//! a table ([`entries`], [`outbox`], [`erasures`], [`waves`]).
+//! a table ([`entries`], [`outbox`], [`erasures`], [`waves`], [`events`]).
 
 mod entries;
 mod erasures;
+mod events;
 mod location;
 mod outbox;
 mod stats;
 mod waves;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,6 +23,7 @@ use crate::domain::token::random_id;
 
 pub use entries::{Confirmed, Resent};
 pub use erasures::Purged;
+pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
 pub use location::{Backend, Location, LocationError};
 pub use outbox::{Claimed, Counts, Recipient};
 pub use stats::{Day, Stats};
@@ -114,6 +117,8 @@ pub struct Store {
     pragmas: Option<String>,
     /// Since when the database has been unreachable, and why; `None` while it answers.
     outage: Arc<Mutex<Option<(Instant, String)>>>,
+    /// Whether events are kept for a webhook receiver ([`Store::set_webhooks`]).
+    webhooks: Arc<AtomicBool>,
 }
 
 impl Store {
@@ -137,6 +142,7 @@ impl Store {
         let mut first = connect_direct(location, pragmas.as_deref()).await?;
         MIGRATOR.run_direct(&mut first).await?;
         fill_ids(&mut first).await?;
+        let webhooks = events::webhooks_on(&mut first).await?;
         first.close().await?;
 
         let options = AnyPoolOptions::new()
@@ -176,6 +182,7 @@ impl Store {
             location: location.clone(),
             pragmas,
             outage: Arc::default(),
+            webhooks: Arc::new(AtomicBool::new(webhooks)),
         })
     }
 

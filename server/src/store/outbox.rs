@@ -5,6 +5,7 @@
 use lathe_core::retention::MAILS_PER_DAY;
 use sqlx::Row;
 
+use super::events::{self, Event};
 use super::{Backend, Store, StoreError};
 use crate::domain::token::random_id;
 use crate::domain::{Kind, Status};
@@ -154,6 +155,19 @@ impl Store {
                 .bind(wave)
                 .execute(&mut *tx)
                 .await?;
+            let entry: Option<(String, String, String, String)> = sqlx::query_as(
+                "SELECT id, name, email, interest FROM waitlist WHERE email_key = $1",
+            )
+            .bind(&email.email_key)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some((id, name, address, interest)) = entry {
+                let person = Some((name.as_str(), address.as_str(), interest.as_str()));
+                let wave = Some(("wave", serde_json::Value::from(wave)));
+                let body = events::body(Event::InvitationSent, &id, person, wave, now);
+                self.record(&mut tx, Event::InvitationSent, &id, body, now)
+                    .await?;
+            }
         }
         tx.commit().await?;
         Ok(())

@@ -11,6 +11,7 @@ pub mod owner;
 pub mod site;
 pub mod smtp;
 pub mod wait;
+pub mod webhooks;
 
 pub use client::{
     Reply, error, get, held_for, json, post, post_json, post_to, post_token, post_with, send_bytes,

@@ -9,6 +9,7 @@ use futures_util::TryStreamExt;
 use lathe_site::config::{Config, MailConfig, WaitlistConfig};
 use lathe_site::domain::Entry;
 use lathe_site::domain::token::Key;
+use lathe_site::hooks::Hooks;
 use lathe_site::mail::{MailServer, Outbox};
 use lathe_site::startup::Application;
 use lathe_site::store::{Location, Store};
@@ -25,6 +26,7 @@ pub struct TestApp {
     /// Where it listens.
     pub address: SocketAddr,
     outbox: Option<Outbox>,
+    hooks: Option<Hooks>,
     stop: Option<oneshot::Sender<()>>,
     runtime: Runtime,
 }
@@ -42,12 +44,14 @@ impl TestApp {
         let app = runtime.block_on(Application::build(config)).unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let (address, outbox) = (app.address(), app.outbox().cloned());
+        let hooks = app.hooks().cloned();
         runtime.spawn(app.run_until_stopped(async {
             let _ = stopped.await;
         }));
         Self {
             address,
             outbox,
+            hooks,
             stop: Some(stop),
             runtime,
         }
@@ -92,6 +96,24 @@ impl TestApp {
     }
 }
 
+impl TestApp {
+    /// Delivers the webhook events due at `now`, as the worker would, until none is left
+    /// due: how many it tried.
+    pub fn deliver_events_at(&self, now: i64) -> usize {
+        let hooks = self
+            .hooks
+            .as_ref()
+            .expect("a server with a webhook receiver");
+        let mut tried = 0;
+        loop {
+            match self.runtime.block_on(hooks.deliver_due(now)).unwrap() {
+                0 => return tried,
+                n => tried += n,
+            }
+        }
+    }
+}
+
 impl Drop for TestApp {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
@@ -112,6 +134,7 @@ pub fn collecting(database: &Location, settings: Settings) -> Config {
         database: database.clone(),
         settings,
         mail: None,
+        webhooks: None,
     });
     config
 }

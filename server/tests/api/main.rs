@@ -10,3 +10,4 @@ mod links;
 mod owner;
 mod routes;
 mod sign_ups;
+mod webhooks;
