@@ -259,6 +259,7 @@ test.describe("the legal pages", () => {
       "Legitimate interest",
       "Legal obligations",
       "Contact form data: 2 years after your last interaction",
+      "that system is told only that an entry was erased",
       "Email communications: 2 years after the last email",
       "Analytics data: 1 year",
       // What the waitlist's server does, by the core's periods.

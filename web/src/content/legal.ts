@@ -71,6 +71,7 @@ export const gdpr: LegalDocument = {
           ],
         },
         "We do not sell your personal data or use it for automated decision-making.",
+        "Once you have confirmed your address, our waitlist server may pass your name, email address and area of interest, in a signed message, to another system of ours that helps us manage invitations; it tells that system when you are invited. If your entry is erased, that system is told only that an entry was erased, and anything about you not yet passed on is deleted with it.",
       ],
     },
     {
