@@ -32,6 +32,7 @@ import chromium from "../tests/chromium.json" with { type: "json" };
 import { benchPainter, coreFiles } from "./painter.mjs";
 import { benchSignUps } from "./signups.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
+import { benchWebhooks } from "./webhooks.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -68,6 +69,7 @@ await browser.close();
 results.servers = await benchServers();
 results.signUps = await benchSignUps({ root, dist, waitFor });
 results.confirmations = await benchConfirmations({ root, dist, waitFor });
+results.webhooks = await benchWebhooks({ root, dist, waitFor });
 
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
@@ -437,6 +439,7 @@ function report({
   servers,
   signUps,
   confirmations,
+  webhooks,
 }) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
@@ -505,6 +508,13 @@ function report({
     ...confirmations.map(
       (l) =>
         `${l.backend.padEnd(14)} ${pad(l.invitations, 11)} ${pad(l.invitationSeconds, 9)} ${pad(l.invitationsPerSecond, 15)}${l.invitations === 400 ? "" : " - NOT EXACTLY ONCE"}`,
+    ),
+    "",
+    "Webhooks: 400 sign-ups without --smtp, each an entry.created event, to a receiver on loopback (no target; each event once)",
+    "database       events   seconds   events/s",
+    ...webhooks.map(
+      (l) =>
+        `${l.backend.padEnd(14)} ${pad(Math.abs(l.events), 6)} ${pad(l.seconds, 9)} ${pad(l.perSecond, 10)}${l.events === 400 ? "" : " - NOT EXACTLY ONCE"}`,
     ),
   ];
   return lines.join("\n");

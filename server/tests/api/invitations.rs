@@ -115,7 +115,15 @@ fn invites_in_waves(database: &Location) {
         "{}",
         first.text
     );
-    assert!(first.token("manage").is_some(), "the manage link beneath");
+    // Its owner sees the invitation on the manage page.
+    let manage = first.token("manage").expect("the manage link beneath");
+    let shown = lathe_site_testkit::json(&post_token(app.address, "/api/waitlist/manage", &manage));
+    assert_eq!(shown["entry"]["status"], "invited");
+    assert!(
+        shown["entry"]["invited_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
 
     the_owner_sees_two_waves_of_five(database);
 

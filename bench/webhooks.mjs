@@ -1,0 +1,91 @@
+// make bench, webhooks: how many events a second the server delivers to a receiver on
+// loopback (a Node server that answers 204), SQLite and PostgreSQL (a throwaway cluster,
+// durable defaults). 400 sign-ups are posted, 20 at a time, to `lathe-site serve
+// --webhook-url` without --smtp, each an `entry.created` event; the clock runs from the
+// first post until the receiver holds the 400th. Every event must arrive exactly once.
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+
+import { withDatabases } from "./databases.mjs";
+
+const SIGN_UPS = 400;
+const AT_ONCE = 20;
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr";
+
+/**
+ * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
+ * @returns {Promise<Array<{ backend: string, events: number, seconds: number, perSecond: number }>>}
+ */
+export async function benchWebhooks({ root, dist, waitFor }) {
+  const binary = `${root}/target/release/lathe-site`;
+  const lines = [];
+  await withDatabases(root, "hooks", async (_, databases) => {
+    for (const [backend, database] of databases) {
+      const ids = new Set();
+      let received = 0;
+      const receiver = createServer((request, response) => {
+        request.resume();
+        request.on("end", () => {
+          received += 1;
+          ids.add(request.headers["webhook-id"]);
+          response.writeHead(204).end();
+        });
+      });
+      await new Promise((resolve) => receiver.listen(4195, "127.0.0.1", resolve));
+      const port = 4184;
+      const origin = `http://127.0.0.1:${String(port)}`;
+      const server = spawn(
+        binary,
+        [
+          ...["serve", "--dist", dist, "--port", String(port), "--database", database],
+          ...["--sign-ups-per-minute", "0", "--webhook-url", "http://127.0.0.1:4195/hooks"],
+        ],
+        { stdio: "ignore", env: { ...process.env, LATHE_WEBHOOK_SECRET: SECRET } },
+      );
+      try {
+        await waitFor(`${origin}/`);
+        const started = performance.now();
+        let next = 0;
+        const worker = async () => {
+          while (next < SIGN_UPS) {
+            const n = (next += 1);
+            const answer = await fetch(`${origin}/api/waitlist`, {
+              method: "POST",
+              headers: { "Content-Type": "application/json", Origin: origin },
+              body: JSON.stringify({
+                name: "Bench",
+                email: `${backend.toLowerCase()}.${String(n)}@example.com`,
+                message: "Measured.",
+                privacyNotice: "bench",
+              }),
+            });
+            if (answer.status !== 201)
+              throw new Error(`sign-up ${String(n)}: ${String(answer.status)}`);
+          }
+        };
+        await Promise.all(Array.from({ length: AT_ONCE }, worker));
+        while (received < SIGN_UPS) {
+          if (performance.now() - started > 120_000) {
+            throw new Error(
+              `${backend}: ${String(received)} of ${String(SIGN_UPS)} events in 2 min`,
+            );
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const seconds = (performance.now() - started) / 1000;
+        // Anything sent twice would be here by now.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        lines.push({
+          backend,
+          events: ids.size === received ? received : -received,
+          seconds: Number(seconds.toFixed(2)),
+          perSecond: Math.round(SIGN_UPS / seconds),
+        });
+      } finally {
+        server.kill();
+        await new Promise((resolve) => receiver.close(resolve));
+      }
+    }
+  });
+  return lines;
+}
