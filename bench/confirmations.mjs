@@ -9,7 +9,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { withDatabases } from "./databases.mjs";
+import { postSignUps, withDatabases } from "./databases.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -48,7 +48,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
       try {
         await waitFor(`${origin}/`);
         const started = performance.now();
-        await postSignUps(origin, backend);
+        await postSignUps(origin, backend, SIGN_UPS, AT_ONCE);
         const posted = performance.now();
         const emails = () => readdirSync(mail).filter((name) => name.endsWith(".eml")).length;
         await untilEmails(emails, SIGN_UPS, backend, started);
@@ -116,30 +116,6 @@ async function confirmAll(origin, mail) {
         body: JSON.stringify({ token }),
       });
       if (response.status !== 200) throw new Error(`confirm: ${String(response.status)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: AT_ONCE }, worker));
-}
-
-/** Posts SIGN_UPS new sign-ups, AT_ONCE at a time; every one must be answered 201. */
-async function postSignUps(origin, run) {
-  let next = 0;
-  const worker = async () => {
-    while (next < SIGN_UPS) {
-      const n = (next += 1);
-      const response = await fetch(`${origin}/api/waitlist`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Origin: origin },
-        body: JSON.stringify({
-          name: "Bench",
-          email: `${run.toLowerCase()}.${String(n)}@example.com`,
-          interest: "developer",
-          message: "Measured.",
-          privacyNotice: "bench",
-        }),
-      });
-      if (response.status !== 201)
-        throw new Error(`sign-up ${String(n)}: ${String(response.status)}`);
     }
   };
   await Promise.all(Array.from({ length: AT_ONCE }, worker));

@@ -1,6 +1,6 @@
-// The two databases a waitlist bench runs against: a SQLite file and a throwaway
-// PostgreSQL cluster (scripts/postgres.sh, with its default durable settings), both
-// removed once the bench is done with them.
+// What the waitlist's benches share: the two databases they run against, a SQLite file
+// and a throwaway PostgreSQL cluster (scripts/postgres.sh, with its default durable
+// settings), both removed once the bench is done with them; and the sign-ups they post.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,4 +29,35 @@ export async function withDatabases(root, name, bench) {
     execFileSync(script, ["stop", pgDir]);
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * Posts `count` new sign-ups (addresses under `run`), `atOnce` at a time; every one must
+ * be answered 201.
+ * @param {string} origin the server
+ * @param {string} run a word for the addresses
+ * @param {number} count how many
+ * @param {number} atOnce how many at a time
+ */
+export async function postSignUps(origin, run, count, atOnce) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const n = (next += 1);
+      const response = await fetch(`${origin}/api/waitlist`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: origin },
+        body: JSON.stringify({
+          name: "Bench",
+          email: `${run.toLowerCase()}.${String(n)}@example.com`,
+          interest: "developer",
+          message: "Measured.",
+          privacyNotice: "bench",
+        }),
+      });
+      if (response.status !== 201)
+        throw new Error(`sign-up ${String(n)}: ${String(response.status)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: atOnce }, worker));
 }

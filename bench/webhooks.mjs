@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 
-import { withDatabases } from "./databases.mjs";
+import { postSignUps, withDatabases } from "./databases.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -45,25 +45,7 @@ export async function benchWebhooks({ root, dist, waitFor }) {
       try {
         await waitFor(`${origin}/`);
         const started = performance.now();
-        let next = 0;
-        const worker = async () => {
-          while (next < SIGN_UPS) {
-            const n = (next += 1);
-            const answer = await fetch(`${origin}/api/waitlist`, {
-              method: "POST",
-              headers: { "Content-Type": "application/json", Origin: origin },
-              body: JSON.stringify({
-                name: "Bench",
-                email: `${backend.toLowerCase()}.${String(n)}@example.com`,
-                message: "Measured.",
-                privacyNotice: "bench",
-              }),
-            });
-            if (answer.status !== 201)
-              throw new Error(`sign-up ${String(n)}: ${String(answer.status)}`);
-          }
-        };
-        await Promise.all(Array.from({ length: AT_ONCE }, worker));
+        await postSignUps(origin, backend, SIGN_UPS, AT_ONCE);
         while (received < SIGN_UPS) {
           if (performance.now() - started > 120_000) {
             throw new Error(

@@ -369,6 +369,9 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// The webhook receiver's address or secret.
+    #[error(transparent)]
+    Receiver(#[from] ReceiverError),
     /// Not the site's address.
     #[error("--site-url must be the site's http(s):// address, not {given:?}")]
     SiteUrl {
@@ -377,13 +380,14 @@ pub enum ConfigError {
     },
     /// The key is too short.
     #[error(transparent)]
-    ShortKey(#[from] ShortKey),
+    ShortKey {
+        /// Why.
+        #[from]
+        source: ShortKey,
+    },
     /// The mail server's URL or the sender.
     #[error(transparent)]
     Mailer(#[from] MailerError),
-    /// The webhook receiver's address or secret.
-    #[error("{0}")]
-    Receiver(#[from] ReceiverError),
 }
 
 /// Everything a server is built from (by `startup::Application::build`).

@@ -46,8 +46,11 @@ pub enum StartError {
     #[error(transparent)]
     Metrics(#[from] MetricsError),
     /// Whether webhooks are sent could not be recorded.
-    #[error("cannot record whether webhooks are sent: {0}")]
-    Webhooks(#[source] StoreError),
+    #[error("cannot record whether webhooks are sent: {source}")]
+    Webhooks {
+        /// Why.
+        source: StoreError,
+    },
 }
 
 /// A server, ready to run: its listeners bound, its database open.
@@ -119,7 +122,7 @@ impl Application {
             opened
                 .set_webhooks(waitlist.webhooks.is_some())
                 .await
-                .map_err(StartError::Webhooks)?;
+                .map_err(|source| StartError::Webhooks { source })?;
             if let Some(receiver) = waitlist.webhooks {
                 hooks = Some(Hooks::new(opened.clone(), receiver));
                 said.push("telling the webhook receiver of each event (--webhook-url)".into());

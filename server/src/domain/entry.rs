@@ -5,7 +5,8 @@ use std::time::{Duration, UNIX_EPOCH};
 use lathe_core::validation::{FormValues, Interest, normalize_email};
 use serde::Serialize;
 
-/// One person on the waitlist.
+/// One person on the waitlist. Serialized as the owner's export and the manage page
+/// show it: times as RFC 3339, UTC, to the millisecond.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
     /// The address as typed, in Unicode's composed form (NFC).
@@ -23,16 +24,20 @@ pub struct Entry {
     /// The version of the privacy notice they were shown.
     pub privacy_notice: String,
     /// When they signed up, in ms since the Unix epoch.
+    #[serde(serialize_with = "as_time")]
     pub created_at: i64,
     /// How many later sign-ups gave the same address (each left the entry as it was).
     pub repeats: i64,
     /// When the last of those came, in ms since the Unix epoch.
+    #[serde(serialize_with = "as_time_if_any")]
     pub last_repeat_at: Option<i64>,
     /// Whether its owner confirmed the address.
     pub status: Status,
     /// When they did, in ms since the Unix epoch.
+    #[serde(serialize_with = "as_time_if_any")]
     pub confirmed_at: Option<i64>,
     /// When the owner invited them, in ms since the Unix epoch.
+    #[serde(serialize_with = "as_time_if_any")]
     pub invited_at: Option<i64>,
     /// The wave they were invited in (1, 2, ...).
     pub wave: Option<i64>,
@@ -56,26 +61,6 @@ impl Entry {
             confirmed_at: None,
             invited_at: None,
             wave: None,
-        }
-    }
-
-    /// The entry as the owner's export and the manage page show it.
-    pub fn exported(&self) -> Exported<'_> {
-        Exported {
-            email: &self.email,
-            name: &self.name,
-            company: &self.company,
-            role: &self.role,
-            interest: self.interest.as_str(),
-            message: &self.message,
-            privacy_notice: &self.privacy_notice,
-            created_at: time(self.created_at),
-            repeats: self.repeats,
-            last_repeat_at: self.last_repeat_at.map(time),
-            status: self.status.as_str(),
-            confirmed_at: self.confirmed_at.map(time),
-            invited_at: self.invited_at.map(time),
-            wave: self.wave,
         }
     }
 }
@@ -149,37 +134,20 @@ impl ErasedBy {
     }
 }
 
-/// An entry as exported: the stored one, with times as RFC 3339, UTC, to the millisecond.
-#[derive(Serialize)]
-pub struct Exported<'a> {
-    /// As [`Entry::email`].
-    pub email: &'a str,
-    /// As [`Entry::name`].
-    pub name: &'a str,
-    /// As [`Entry::company`].
-    pub company: &'a str,
-    /// As [`Entry::role`].
-    pub role: &'a str,
-    /// As [`Entry::interest`].
-    pub interest: &'a str,
-    /// As [`Entry::message`].
-    pub message: &'a str,
-    /// As [`Entry::privacy_notice`].
-    pub privacy_notice: &'a str,
-    /// As [`Entry::created_at`].
-    pub created_at: String,
-    /// As [`Entry::repeats`].
-    pub repeats: i64,
-    /// As [`Entry::last_repeat_at`].
-    pub last_repeat_at: Option<String>,
-    /// As [`Entry::status`].
-    pub status: &'a str,
-    /// As [`Entry::confirmed_at`].
-    pub confirmed_at: Option<String>,
-    /// As [`Entry::invited_at`].
-    pub invited_at: Option<String>,
-    /// As [`Entry::wave`].
-    pub wave: Option<i64>,
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde hands a field over by reference"
+)]
+fn as_time<S: serde::Serializer>(ms: &i64, to: S) -> Result<S::Ok, S::Error> {
+    to.serialize_str(&time(*ms))
+}
+
+#[expect(clippy::ref_option, reason = "serde hands a field over by reference")]
+fn as_time_if_any<S: serde::Serializer>(ms: &Option<i64>, to: S) -> Result<S::Ok, S::Error> {
+    match ms {
+        Some(ms) => to.serialize_str(&time(*ms)),
+        None => to.serialize_none(),
+    }
 }
 
 /// A time in ms since the Unix epoch as RFC 3339, UTC, to the millisecond.

@@ -7,4 +7,4 @@ pub mod entry;
 pub mod token;
 
 pub use email::{Kind, Letter};
-pub use entry::{Entry, ErasedBy, Exported, Status, time};
+pub use entry::{Entry, ErasedBy, Status, time};

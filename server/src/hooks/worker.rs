@@ -4,21 +4,10 @@
 //! timeout, a connection refused, a 5xx) tries it again after the outbox's backoff, up to
 //! its attempts: a receiver down for an hour misses nothing.
 
-use std::time::Duration;
-
-use futures_util::StreamExt;
-
 use super::{Receiver, TIMEOUT};
-use crate::mail::worker::{LEASE_MS, MAX_ATTEMPTS, backoff_ms};
+use crate::mail::worker::{deliver_claimed, keep_delivering, not_sent, outcome, said_not_sent};
 use crate::operations::metrics;
 use crate::store::{ClaimedEvent, Store, StoreError};
-
-/// How often the worker looks for due events when nothing wakes it.
-const POLL: Duration = Duration::from_secs(1);
-/// How many events one claim takes.
-const BATCH: i64 = 16;
-/// How many of a batch are sent at once.
-const AT_ONCE: usize = 8;
 
 /// What the worker needs: the database, the receiver and an HTTP client.
 #[derive(Clone)]
@@ -28,15 +17,9 @@ pub struct Hooks {
     client: reqwest::Client,
 }
 
-/// How one attempt ended.
-enum Answer {
-    /// A 2xx.
-    Delivered,
-    /// A 4xx: the receiver refuses it, for good.
-    Refused(String),
-    /// A timeout, no connection, a 5xx, or a redirect: try again later.
-    Failed(String),
-}
+/// How one attempt went: `Ok` for a 2xx; otherwise whether trying again may help (not
+/// after a 4xx, the receiver's refusal) and why.
+type Answer = Result<(), (bool, String)>;
 
 impl Hooks {
     /// The worker for `store`, sending to `receiver`. Must be made inside the server's
@@ -60,18 +43,11 @@ impl Hooks {
 
     /// Sends due events until the task is dropped.
     pub async fn run(self) {
-        loop {
-            match self.deliver_due(crate::now_ms()).await {
-                Ok(0) => {
-                    tokio::time::sleep(POLL).await;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::error!("the webhooks cannot read the database: {e}");
-                    tokio::time::sleep(POLL).await;
-                }
-            }
-        }
+        keep_delivering("the webhooks", None, |now| {
+            let hooks = self.clone();
+            async move { hooks.deliver_due(now).await }
+        })
+        .await;
     }
 
     /// Claims the events due at `now` and tries each once: how many it claimed.
@@ -79,13 +55,7 @@ impl Hooks {
     /// # Errors
     /// The database failing.
     pub async fn deliver_due(&self, now: i64) -> Result<usize, StoreError> {
-        let claimed = self.store.claim_due_events(now, LEASE_MS, BATCH).await?;
-        let deliveries: Vec<_> = claimed.iter().map(|event| self.deliver(event)).collect();
-        let mut delivered = futures_util::stream::iter(deliveries).buffer_unordered(AT_ONCE);
-        while let Some(done) = delivered.next().await {
-            done?;
-        }
-        Ok(claimed.len())
+        deliver_claimed(&self.store, now, |event: ClaimedEvent| self.deliver(event)).await
     }
 
     async fn post(&self, event: &ClaimedEvent) -> Answer {
@@ -105,43 +75,32 @@ impl Hooks {
             .send()
             .await;
         match sent {
-            Ok(response) if response.status().is_success() => Answer::Delivered,
-            Ok(response) if response.status().is_client_error() => {
-                Answer::Refused(format!("the receiver answered {}", response.status()))
+            Ok(response) if response.status().is_success() => Ok(()),
+            Ok(response) => {
+                let status = response.status();
+                let said = format!("the receiver answered {status}");
+                Err((!status.is_client_error(), said))
             }
-            Ok(response) => Answer::Failed(format!("the receiver answered {}", response.status())),
             // Without the URL: it may hold a token the owner keeps out of logs.
-            Err(e) => Answer::Failed(e.without_url().to_string()),
+            Err(e) => Err((true, e.without_url().to_string())),
         }
     }
 
-    async fn deliver(&self, event: &ClaimedEvent) -> Result<(), StoreError> {
-        let answer = self.post(event).await;
+    async fn deliver(&self, event: ClaimedEvent) -> Result<(), StoreError> {
+        let answer = self.post(&event).await;
         let now = crate::now_ms();
         let (kind, attempt) = (event.kind.as_str(), event.attempts);
         match answer {
-            Answer::Delivered => {
+            Ok(()) => {
                 self.store.delivered(&event.id, now).await?;
                 tracing::info!(kind, attempt, "webhook delivered");
                 metrics::webhook("delivered");
             }
-            Answer::Failed(e) if attempt < MAX_ATTEMPTS => {
-                let wait = backoff_ms(attempt);
-                self.store
-                    .not_delivered(&event.id, &e, Some(now + wait), now)
-                    .await?;
-                tracing::warn!(
-                    kind,
-                    attempt,
-                    retry_in_ms = wait,
-                    "webhook not delivered, will retry: {e}"
-                );
-                metrics::webhook("retried");
-            }
-            Answer::Refused(e) | Answer::Failed(e) => {
-                self.store.not_delivered(&event.id, &e, None, now).await?;
-                tracing::error!(kind, attempt, "webhook failed: {e}");
-                metrics::webhook("failed");
+            Err((transient, e)) => {
+                let failure = not_sent(&e, transient, attempt, now);
+                self.store.not_delivered(&event.id, failure).await?;
+                said_not_sent("webhook", kind, attempt, &failure);
+                metrics::webhook(outcome(&failure));
             }
         }
         Ok(())

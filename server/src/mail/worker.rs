@@ -25,6 +25,7 @@ use super::letters::{Links, Says, letter};
 use crate::domain::Kind;
 use crate::domain::token::{Claims, Key, Purpose};
 use crate::operations::metrics;
+use crate::store::queue::{NotSent, Queued};
 use crate::store::{Claimed, Recipient, Store, StoreError};
 
 /// How long a claimed email is left to the instance that claimed it: far longer than an
@@ -80,25 +81,13 @@ impl Outbox {
         self.wake.clone()
     }
 
-    /// Sends due emails until the process ends.
+    /// Sends due emails until the task is dropped.
     pub fn spawn(self) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(async move {
-            loop {
-                match self.deliver_due(crate::now_ms()).await {
-                    Ok(0) => {
-                        tokio::select! {
-                            () = self.wake.notified() => {}
-                            () = tokio::time::sleep(POLL) => {}
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::error!("the outbox cannot read the database: {e}");
-                        tokio::time::sleep(POLL).await;
-                    }
-                }
-            }
-        })
+        let wake = self.wake.clone();
+        tokio::spawn(keep_delivering("the outbox", Some(wake), move |now| {
+            let outbox = self.clone();
+            async move { outbox.deliver_due(now).await }
+        }))
     }
 
     /// Claims the emails due at `now` and tries each once: how many it claimed.
@@ -106,13 +95,7 @@ impl Outbox {
     /// # Errors
     /// The database failing.
     pub async fn deliver_due(&self, now: i64) -> Result<usize, StoreError> {
-        let claimed = self.store.claim_due(now, LEASE_MS, BATCH).await?;
-        let deliveries: Vec<_> = claimed.iter().map(|email| self.deliver(email)).collect();
-        let mut delivered = futures_util::stream::iter(deliveries).buffer_unordered(AT_ONCE);
-        while let Some(done) = delivered.next().await {
-            done?;
-        }
-        Ok(claimed.len())
+        deliver_claimed(&self.store, now, |email: Claimed| self.deliver(email)).await
     }
 
     /// The links of an email of `kind` to `to`, queued at `queued_at`.
@@ -138,7 +121,8 @@ impl Outbox {
         }
     }
 
-    async fn deliver(&self, email: &Claimed) -> Result<(), StoreError> {
+    async fn deliver(&self, email: Claimed) -> Result<(), StoreError> {
+        let email = &email;
         let recipient = self.store.recipient(&email.email_key).await?;
         // Erased since, or confirmed since a confirmation was queued: nothing to say.
         let due = match (email.kind, &recipient) {
@@ -183,27 +167,105 @@ impl Outbox {
                 tracing::info!(kind, attempt, "email sent");
                 metrics::email(kind, "sent");
             }
-            Err((transient, e)) if transient && attempt < MAX_ATTEMPTS => {
-                let wait = backoff_ms(attempt);
-                self.store
-                    .not_sent(email, &e, Some(now + wait), now)
-                    .await?;
-                tracing::warn!(
-                    kind,
-                    attempt,
-                    retry_in_ms = wait,
-                    "email not sent, will retry: {e}"
-                );
-                metrics::email(kind, "retried");
-            }
-            Err((_, e)) => {
-                self.store.not_sent(email, &e, None, now).await?;
-                tracing::error!(kind, attempt, "email failed: {e}");
-                metrics::email(kind, "failed");
+            Err((transient, e)) => {
+                let failure = not_sent(&e, transient, attempt, now);
+                self.store.not_sent(email, failure).await?;
+                said_not_sent("email", kind, attempt, &failure);
+                metrics::email(kind, outcome(&failure));
             }
         }
         Ok(())
     }
+}
+
+/// What becomes of a row that did not go at `now`, for `error`, after `attempt`s: tried
+/// again after [`backoff_ms`] while the failure is `transient` and fewer than
+/// [`MAX_ATTEMPTS`] were made, failed for good otherwise.
+pub fn not_sent(error: &str, transient: bool, attempt: i64, now: i64) -> NotSent<'_> {
+    let retry = transient && attempt < MAX_ATTEMPTS;
+    NotSent {
+        error,
+        retry_at: retry.then(|| now + backoff_ms(attempt)),
+        now,
+    }
+}
+
+/// What became of a row not sent, for the metrics: `retried` or `failed`.
+pub fn outcome(failure: &NotSent<'_>) -> &'static str {
+    if failure.retry_at.is_some() {
+        "retried"
+    } else {
+        "failed"
+    }
+}
+
+/// Logs that a `what` (an email, a webhook) of `kind` was not sent on its `attempt`.
+pub fn said_not_sent(what: &str, kind: &str, attempt: i64, failure: &NotSent<'_>) {
+    let e = failure.error;
+    if let Some(at) = failure.retry_at {
+        let retry_in_ms = at - failure.now;
+        tracing::warn!(
+            kind,
+            attempt,
+            retry_in_ms,
+            "{what} not sent, will retry: {e}"
+        );
+    } else {
+        tracing::error!(kind, attempt, "{what} failed: {e}");
+    }
+}
+
+/// Delivers what is due, again and again, until the task is dropped: at once while
+/// there was something to deliver, else after [`POLL`] or when `wake` says, and after
+/// [`POLL`] when the database failed (`what` names the worker in the log).
+pub async fn keep_delivering<F, Fut>(what: &'static str, wake: Option<Arc<Notify>>, deliver_due: F)
+where
+    F: Fn(i64) -> Fut,
+    Fut: Future<Output = Result<usize, StoreError>>,
+{
+    loop {
+        match deliver_due(crate::now_ms()).await {
+            Ok(0) => match &wake {
+                Some(wake) => {
+                    tokio::select! {
+                        () = wake.notified() => {}
+                        () = tokio::time::sleep(POLL) => {}
+                    }
+                }
+                None => tokio::time::sleep(POLL).await,
+            },
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!("{what} cannot read the database: {e}");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    }
+}
+
+/// Claims [`BATCH`] rows of `T`'s queue due at `now` under a lease of [`LEASE_MS`], and
+/// runs `deliver` on each, [`AT_ONCE`] at a time: how many it claimed.
+///
+/// # Errors
+/// The database failing.
+pub async fn deliver_claimed<T, F, Fut>(
+    store: &Store,
+    now: i64,
+    deliver: F,
+) -> Result<usize, StoreError>
+where
+    T: Queued,
+    F: Fn(T) -> Fut,
+    Fut: Future<Output = Result<(), StoreError>>,
+{
+    let claimed = store.claim_due::<T>(now, LEASE_MS, BATCH).await?;
+    let n = claimed.len();
+    let deliveries: Vec<_> = claimed.into_iter().map(deliver).collect();
+    let mut delivered = futures_util::stream::iter(deliveries).buffer_unordered(AT_ONCE);
+    while let Some(done) = delivered.next().await {
+        done?;
+    }
+    Ok(n)
 }
 
 /// `text` with every word holding an `@` (an address, bracketed or not) as `<address>`.

@@ -11,31 +11,6 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-/// Requests answered, by `route` (page, asset, sign-up) and `status`.
-pub const REQUESTS: &str = "lathe_requests_total";
-/// How long requests took to answer, by `route`, in seconds.
-pub const REQUEST_SECONDS: &str = "lathe_request_duration_seconds";
-/// Sign-ups stored.
-pub const SIGN_UPS_STORED: &str = "lathe_sign_ups_stored_total";
-/// Sign-ups refused, by `reason` (as in the logs).
-pub const SIGN_UPS_REFUSED: &str = "lathe_sign_ups_refused_total";
-/// Sign-ups the database failed to store.
-pub const DATABASE_ERRORS: &str = "lathe_database_errors_total";
-/// How long the database took to store a sign-up (or fail), in seconds.
-pub const DATABASE_SECONDS: &str = "lathe_database_duration_seconds";
-/// Connections open now.
-pub const OPEN_CONNECTIONS: &str = "lathe_open_connections";
-/// Addresses confirmed from their emails' links.
-pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
-/// Requests from the emails' links refused before their link was read, by `reason`.
-pub const LINKS_REFUSED: &str = "lathe_link_requests_refused_total";
-/// Entries on the list now, by `status` (counted when the metrics are scraped).
-pub const ENTRIES: &str = "lathe_entries";
-/// Webhook deliveries by `outcome` (delivered, retried, failed).
-pub const WEBHOOKS: &str = "lathe_webhooks_total";
-/// Emails by `kind` and `outcome` (queued, sent, retried, failed).
-pub const EMAILS: &str = "lathe_emails_total";
-
 /// Latency buckets, in seconds: from a cached file to a slow database.
 const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
@@ -119,6 +94,13 @@ pub async fn listen(address: SocketAddr) -> Result<tokio::net::TcpListener, Metr
         .map_err(|e| MetricsError::Listen(address, e))
 }
 
+// Each metric: its name, and how it is recorded.
+
+/// Requests answered, by `route` (page, asset, sign-up) and `status`.
+pub const REQUESTS: &str = "lathe_requests_total";
+/// How long requests took to answer, by `route`, in seconds.
+pub const REQUEST_SECONDS: &str = "lathe_request_duration_seconds";
+
 /// A request answered: counted by route class and status, and timed
 /// (the site's metering layer calls it for every request it wraps).
 pub fn answered(route: &'static str, status: StatusCode, took: Duration) {
@@ -127,25 +109,56 @@ pub fn answered(route: &'static str, status: StatusCode, took: Duration) {
     metrics::histogram!(REQUEST_SECONDS, "route" => route).record(took);
 }
 
+/// Sign-ups stored.
+pub const SIGN_UPS_STORED: &str = "lathe_sign_ups_stored_total";
+
 /// A sign-up was stored.
 pub fn sign_up_stored() {
     metrics::counter!(SIGN_UPS_STORED).increment(1);
 }
+
+/// Sign-ups refused, by `reason` (as in the logs).
+pub const SIGN_UPS_REFUSED: &str = "lathe_sign_ups_refused_total";
 
 /// A sign-up was refused (or dropped, as the honeypot's) for `reason`.
 pub fn sign_up_refused(reason: &'static str) {
     metrics::counter!(SIGN_UPS_REFUSED, "reason" => reason).increment(1);
 }
 
+/// Sign-ups the database failed to store.
+pub const DATABASE_ERRORS: &str = "lathe_database_errors_total";
+/// How long the database took to store a sign-up (or fail), in seconds.
+pub const DATABASE_SECONDS: &str = "lathe_database_duration_seconds";
+
+/// A database call's outcome and time.
+pub fn database(took: Duration, failed: bool) {
+    metrics::histogram!(DATABASE_SECONDS).record(took);
+    if failed {
+        metrics::counter!(DATABASE_ERRORS).increment(1);
+    }
+}
+
+/// Connections open now.
+pub const OPEN_CONNECTIONS: &str = "lathe_open_connections";
+
+/// Requests from the emails' links refused before their link was read, by `reason`.
+pub const LINKS_REFUSED: &str = "lathe_link_requests_refused_total";
+
 /// A link's request was refused for `reason` before its link was read.
 pub fn link_refused(reason: &'static str) {
     metrics::counter!(LINKS_REFUSED, "reason" => reason).increment(1);
 }
 
+/// Addresses confirmed from their emails' links.
+pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
+
 /// An address was confirmed.
 pub fn confirmed() {
     metrics::counter!(CONFIRMATIONS).increment(1);
 }
+
+/// Entries on the list now, by `status` (counted when the metrics are scraped).
+pub const ENTRIES: &str = "lathe_entries";
 
 /// The entries on the list now, by status.
 pub fn entries(counts: &[(crate::domain::Status, i64)]) {
@@ -158,20 +171,18 @@ pub fn entries(counts: &[(crate::domain::Status, i64)]) {
     }
 }
 
+/// Webhook deliveries by `outcome` (delivered, retried, failed).
+pub const WEBHOOKS: &str = "lathe_webhooks_total";
+
 /// A webhook delivery had `outcome`.
 pub fn webhook(outcome: &'static str) {
     metrics::counter!(WEBHOOKS, "outcome" => outcome).increment(1);
 }
 
+/// Emails by `kind` and `outcome` (queued, sent, retried, failed).
+pub const EMAILS: &str = "lathe_emails_total";
+
 /// An email of `kind` had `outcome`.
 pub fn email(kind: &'static str, outcome: &'static str) {
     metrics::counter!(EMAILS, "kind" => kind, "outcome" => outcome).increment(1);
-}
-
-/// A database call's outcome and time.
-pub fn database(took: Duration, failed: bool) {
-    metrics::histogram!(DATABASE_SECONDS).record(took);
-    if failed {
-        metrics::counter!(DATABASE_ERRORS).increment(1);
-    }
 }

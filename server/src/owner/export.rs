@@ -9,12 +9,12 @@ use futures_util::{Stream, StreamExt};
 use lathe_core::validation::is_control_or_format;
 use serde::ser::{SerializeSeq, Serializer};
 
-use crate::domain::Entry;
+use crate::domain::{Entry, time};
 use crate::store::StoreError;
 
 use super::OwnerError;
 
-/// The CSV's columns, in order: [`crate::domain::Exported`]'s fields.
+/// The CSV's columns, in order: [`Entry`]'s fields.
 const HEADER: [&str; 14] = [
     "email",
     "name",
@@ -78,24 +78,23 @@ pub async fn csv(
     let mut entries = std::pin::pin!(entries);
     while let Some(entry) = entries.next().await {
         let entry = entry?;
-        let row = entry.exported();
-        let repeats = row.repeats.to_string();
-        let wave = row.wave.map(|n| n.to_string()).unwrap_or_default();
+        let number = |n: i64| n.to_string();
+        let when = |ms: Option<i64>| ms.map(time).unwrap_or_default();
         writer.write_record([
-            &*defused(row.email),
-            &defused(row.name),
-            &defused(row.company),
-            &defused(row.role),
-            row.interest,
-            &defused(row.message),
-            &defused(row.privacy_notice),
-            &row.created_at,
-            &repeats,
-            row.last_repeat_at.as_deref().unwrap_or_default(),
-            row.status,
-            row.confirmed_at.as_deref().unwrap_or_default(),
-            row.invited_at.as_deref().unwrap_or_default(),
-            &wave,
+            &*defused(&entry.email),
+            &defused(&entry.name),
+            &defused(&entry.company),
+            &defused(&entry.role),
+            entry.interest.as_str(),
+            &defused(&entry.message),
+            &defused(&entry.privacy_notice),
+            &time(entry.created_at),
+            &number(entry.repeats),
+            &when(entry.last_repeat_at),
+            entry.status.as_str(),
+            &when(entry.confirmed_at),
+            &when(entry.invited_at),
+            &entry.wave.map(number).unwrap_or_default(),
         ])?;
     }
     writer.flush()?;
@@ -114,7 +113,7 @@ pub async fn json(
     let mut array = serializer.serialize_seq(None)?;
     let mut entries = std::pin::pin!(entries);
     while let Some(entry) = entries.next().await {
-        array.serialize_element(&entry?.exported())?;
+        array.serialize_element(&entry?)?;
     }
     array.end()?;
     writeln!(out)?;
@@ -126,7 +125,7 @@ pub async fn json(
 /// # Errors
 /// Writing failed.
 pub fn entry_json(entry: &Entry, mut out: impl Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, &entry.exported())?;
+    serde_json::to_writer_pretty(&mut out, entry)?;
     writeln!(out)
 }
 

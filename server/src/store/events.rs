@@ -7,10 +7,12 @@
 use std::sync::atomic::Ordering;
 
 use serde_json::json;
-use sqlx::Row;
+use sqlx::FromRow;
 
-use super::{Backend, Store, StoreError};
+use super::queue::{self, NotSent, Queue, Queued, WEBHOOKS};
+use super::{Store, StoreError};
 use crate::domain::token::random_id;
+use sqlx::any::AnyRow;
 
 /// What an event says: its type, and the entry it is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,16 +40,26 @@ impl Event {
 }
 
 /// An event claimed for delivery.
-#[derive(Debug)]
+#[derive(Debug, sqlx::FromRow)]
 pub struct Claimed {
     /// Its id: the `webhook-id` header.
     pub id: String,
     /// Its type.
+    #[sqlx(rename = "type")]
     pub kind: String,
     /// The JSON body.
     pub payload: String,
     /// How many times it was claimed, this one included.
     pub attempts: i64,
+}
+
+impl Queued for Claimed {
+    const QUEUE: Queue = WEBHOOKS;
+    const COLUMNS: &'static str = "id, type, payload, attempts";
+
+    fn from_row(row: &AnyRow) -> Result<Self, sqlx::Error> {
+        <Self as FromRow<AnyRow>>::from_row(row)
+    }
 }
 
 /// How many events are waiting, delivered and failed.
@@ -151,47 +163,6 @@ impl Store {
         Ok(())
     }
 
-    /// Claims at most `batch` events due at `now`, as [`Store::claim_due`] claims emails.
-    ///
-    /// # Errors
-    /// The database failing.
-    pub async fn claim_due_events(
-        &self,
-        now: i64,
-        lease_ms: i64,
-        batch: i64,
-    ) -> Result<Vec<Claimed>, StoreError> {
-        let lock = match self.backend() {
-            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
-            Backend::Sqlite => "",
-        };
-        let rows = sqlx::query(&format!(
-            "UPDATE webhooks SET next_attempt_at = $1, attempts = attempts + 1
-             WHERE id IN (
-                 SELECT id FROM webhooks
-                 WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
-                 ORDER BY next_attempt_at, created_at LIMIT $3 {lock})
-             RETURNING id, type, payload, attempts"
-        ))
-        .bind(now + lease_ms)
-        .bind(now)
-        .bind(batch)
-        .fetch_all(&self.pool)
-        .await?;
-        let claimed: Result<_, sqlx::Error> = rows
-            .iter()
-            .map(|row| {
-                Ok(Claimed {
-                    id: row.try_get("id")?,
-                    kind: row.try_get("type")?,
-                    payload: row.try_get("payload")?,
-                    attempts: row.try_get("attempts")?,
-                })
-            })
-            .collect();
-        Ok(claimed?)
-    }
-
     /// The event `id` was delivered at `now`.
     ///
     /// # Errors
@@ -205,30 +176,13 @@ impl Store {
         Ok(())
     }
 
-    /// The event `id` was not delivered, for `error`: to be tried again at `retry_at`, or,
-    /// without one, failed for good at `now`.
+    /// The event `id` was not delivered: to be tried again, or failed for good.
     ///
     /// # Errors
     /// The database failing.
-    pub async fn not_delivered(
-        &self,
-        id: &str,
-        error: &str,
-        retry_at: Option<i64>,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let (column, at) = match retry_at {
-            Some(at) => ("next_attempt_at", at),
-            None => ("failed_at", now),
-        };
-        sqlx::query(&format!(
-            "UPDATE webhooks SET {column} = $1, last_error = $2 WHERE id = $3"
-        ))
-        .bind(at)
-        .bind(error)
-        .bind(id)
-        .execute(&self.pool)
-        .await?;
+    pub async fn not_delivered(&self, id: &str, failure: NotSent<'_>) -> Result<(), StoreError> {
+        let mut connection = self.pool.acquire().await?;
+        queue::not_sent(&mut connection, WEBHOOKS, id, failure).await?;
         Ok(())
     }
 
@@ -237,13 +191,7 @@ impl Store {
     /// # Errors
     /// The database failing.
     pub async fn webhook_counts(&self) -> Result<Counts, StoreError> {
-        let (queued, delivered, failed): (i64, i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*) - COUNT(delivered_at) - COUNT(failed_at), COUNT(delivered_at),
-                 COUNT(failed_at)
-             FROM webhooks",
-        )
-        .fetch_one(&self.pool)
-        .await?;
+        let (queued, delivered, failed) = self.count_queue(WEBHOOKS).await?;
         Ok(Counts {
             queued,
             delivered,

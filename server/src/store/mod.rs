@@ -9,6 +9,7 @@ mod erasures;
 mod events;
 mod location;
 mod outbox;
+pub mod queue;
 mod stats;
 mod waves;
 

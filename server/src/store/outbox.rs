@@ -6,9 +6,11 @@ use lathe_core::retention::MAILS_PER_DAY;
 use sqlx::Row;
 
 use super::events::{self, Event};
-use super::{Backend, Store, StoreError};
+use super::queue::{self, NotSent, OUTBOX, Queue, Queued};
+use super::{Store, StoreError};
 use crate::domain::token::random_id;
 use crate::domain::{Kind, Status};
+use sqlx::any::AnyRow;
 
 /// A day, in ms: how long the emails to an address are counted against its day's limit.
 pub(super) const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -41,6 +43,22 @@ pub struct Claimed {
     pub wave: Option<i64>,
 }
 
+impl Queued for Claimed {
+    const QUEUE: Queue = OUTBOX;
+    const COLUMNS: &'static str = "id, email_key, kind, created_at, attempts, wave";
+
+    fn from_row(row: &AnyRow) -> Result<Self, sqlx::Error> {
+        Ok(Claimed {
+            id: row.try_get("id")?,
+            email_key: row.try_get("email_key")?,
+            kind: Kind::parse(row.try_get("kind")?),
+            created_at: row.try_get("created_at")?,
+            attempts: row.try_get("attempts")?,
+            wave: row.try_get("wave")?,
+        })
+    }
+}
+
 /// Who an email goes to, as the entry is now.
 #[derive(Debug)]
 pub struct Recipient {
@@ -59,53 +77,6 @@ pub struct Recipient {
 }
 
 impl Store {
-    /// Claims at most `batch` emails due at `now` by moving their next attempt `lease_ms`
-    /// ahead: with several instances on one PostgreSQL, each is claimed by one
-    /// (`FOR UPDATE SKIP LOCKED`), and one whose instance died while sending is claimed
-    /// again once the lease is over.
-    ///
-    /// # Errors
-    /// The database failing.
-    pub async fn claim_due(
-        &self,
-        now: i64,
-        lease_ms: i64,
-        batch: i64,
-    ) -> Result<Vec<Claimed>, StoreError> {
-        let lock = match self.backend() {
-            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
-            // One connection writes a SQLite file: there is nobody to skip.
-            Backend::Sqlite => "",
-        };
-        let rows = sqlx::query(&format!(
-            "UPDATE outbox SET next_attempt_at = $1, attempts = attempts + 1
-             WHERE id IN (
-                 SELECT id FROM outbox
-                 WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
-                 ORDER BY next_attempt_at LIMIT $3 {lock})
-             RETURNING id, email_key, kind, created_at, attempts, wave"
-        ))
-        .bind(now + lease_ms)
-        .bind(now)
-        .bind(batch)
-        .fetch_all(&self.pool)
-        .await?;
-        let claimed: Result<_, sqlx::Error> = rows
-            .iter()
-            .map(|row| {
-                Ok(Claimed {
-                    id: row.try_get("id")?,
-                    email_key: row.try_get("email_key")?,
-                    kind: Kind::parse(row.try_get("kind")?),
-                    created_at: row.try_get("created_at")?,
-                    attempts: row.try_get("attempts")?,
-                    wave: row.try_get("wave")?,
-                })
-            })
-            .collect();
-        Ok(claimed?)
-    }
-
     /// The entry an email to `key` goes to, if it is still there.
     ///
     /// # Errors
@@ -173,32 +144,15 @@ impl Store {
         Ok(())
     }
 
-    /// The email `email` was not sent, for `error`: to be tried again at `retry_at`, or,
-    /// without one, failed for good at `now` (and counted in its wave's failures).
+    /// The email `email` was not sent: to be tried again, or failed for good (and counted
+    /// in its wave's failures).
     ///
     /// # Errors
     /// The database failing.
-    pub async fn not_sent(
-        &self,
-        email: &Claimed,
-        error: &str,
-        retry_at: Option<i64>,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let (column, at) = match retry_at {
-            Some(at) => ("next_attempt_at", at),
-            None => ("failed_at", now),
-        };
+    pub async fn not_sent(&self, email: &Claimed, failure: NotSent<'_>) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query(&format!(
-            "UPDATE outbox SET {column} = $1, last_error = $2 WHERE id = $3"
-        ))
-        .bind(at)
-        .bind(error)
-        .bind(&email.id)
-        .execute(&mut *tx)
-        .await?;
-        if let (None, Some(wave)) = (retry_at, email.wave) {
+        queue::not_sent(&mut tx, OUTBOX, &email.id, failure).await?;
+        if let (None, Some(wave)) = (failure.retry_at, email.wave) {
             sqlx::query("UPDATE waves SET failed = failed + 1 WHERE number = $1")
                 .bind(wave)
                 .execute(&mut *tx)
@@ -226,15 +180,7 @@ impl Store {
     /// # Errors
     /// The database failing.
     pub async fn outbox_counts(&self) -> Result<Counts, StoreError> {
-        let (queued, sent, failed): (i64, i64, i64) = sqlx::query_as(
-            "SELECT
-                 COUNT(*) - COUNT(sent_at) - COUNT(failed_at),
-                 COUNT(sent_at),
-                 COUNT(failed_at)
-             FROM outbox",
-        )
-        .fetch_one(&self.pool)
-        .await?;
+        let (queued, sent, failed) = self.count_queue(OUTBOX).await?;
         Ok(Counts {
             queued,
             sent,

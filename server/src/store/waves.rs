@@ -10,7 +10,7 @@ use super::{Backend, Store, StoreError};
 use crate::domain::{Kind, Letter, Status};
 
 /// A wave as the owner lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Wave {
     /// 1, 2, 3... in the order the waves were made.
     pub number: i64,
@@ -133,7 +133,7 @@ impl Store {
     /// # Errors
     /// The database failing.
     pub async fn waves(&self) -> Result<Vec<Wave>, StoreError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT number, waves.created_at, size, interest, subject, sent, failed,
                  (SELECT COUNT(*) FROM outbox
                   WHERE outbox.wave = waves.number AND outbox.kind = $1
@@ -142,23 +142,7 @@ impl Store {
         )
         .bind(Kind::Invitation.as_str())
         .fetch_all(&self.pool)
-        .await?;
-        let waves: Result<_, sqlx::Error> = rows
-            .iter()
-            .map(|row| {
-                Ok(Wave {
-                    number: row.try_get("number")?,
-                    created_at: row.try_get("created_at")?,
-                    size: row.try_get("size")?,
-                    interest: row.try_get("interest")?,
-                    subject: row.try_get("subject")?,
-                    queued: row.try_get("queued")?,
-                    sent: row.try_get("sent")?,
-                    failed: row.try_get("failed")?,
-                })
-            })
-            .collect();
-        Ok(waves?)
+        .await?)
     }
 
     /// The letter of wave `number`, if there is such a wave.

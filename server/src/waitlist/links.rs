@@ -328,7 +328,7 @@ async fn manage(link: Link) -> Result<Response, Refused> {
         match store.find_managed(&claims.entry, &claims.nonce).await? {
             Some(entry) => answer(
                 StatusCode::OK,
-                &json!({ "status": "found", "entry": entry.exported() }),
+                &json!({ "status": "found", "entry": entry }),
             ),
             None => Outcome::Unknown.into_response(),
         },

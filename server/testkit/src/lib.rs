@@ -8,6 +8,7 @@ pub mod client;
 pub mod databases;
 pub mod forms;
 pub mod owner;
+pub mod sink;
 pub mod site;
 pub mod smtp;
 pub mod wait;
@@ -20,6 +21,7 @@ pub use client::{
 pub use databases::{Postgres, Sqlite, sqlite};
 pub use forms::{NOTICE, load, sign_up, sign_up_with};
 pub use owner::{export, outbox, owner};
+pub use sink::free_port;
 pub use site::{fixture, scratch};
-pub use smtp::{Email, Smtp, free_port};
+pub use smtp::{Email, Smtp};
 pub use wait::{until, wait_for};

@@ -1,64 +1,28 @@
 //! A real SMTP server (aiosmtpd, `server/tests/smtp_sink.py`) on loopback, writing each
 //! message it accepts into a folder, and the emails as a mail client reads them.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use crate::site::scratch;
+use crate::sink::Sink;
 use crate::wait::wait_for;
 
-/// A free loopback port, for a program that must be told one (the SMTP sink, nginx,
-/// Prometheus).
-///
-/// # Panics
-/// When no port can be had.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The SMTP sink; stopped and its folder removed when dropped.
-pub struct Smtp {
-    port: u16,
-    folder: PathBuf,
-    child: Option<Child>,
-}
+/// The SMTP sink.
+pub struct Smtp(Sink);
 
 impl Smtp {
     /// Started, and listening.
-    ///
-    /// # Panics
-    /// When it cannot be started.
     pub fn start() -> Self {
-        let port = free_port();
-        let folder = scratch(&format!("smtp-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
-        let mut smtp = Self {
-            port,
-            folder,
-            child: None,
-        };
+        let mut smtp = Self::down_at_first();
         smtp.up();
         smtp
     }
 
     /// A port where no mail server listens yet: [`Smtp::up`] starts it there.
-    pub fn down_at_first() -> Self {
-        let mut smtp = Self::start();
-        smtp.down();
-        smtp
-    }
-
-    /// Starts it (again).
     ///
     /// # Panics
     /// When no Python with aiosmtpd is found.
-    pub fn up(&mut self) {
+    pub fn down_at_first() -> Self {
         // Debian's package is for Debian's Python; pip's for whichever is first on PATH.
         let python = ["/usr/bin/python3", "python3"]
             .into_iter()
@@ -69,49 +33,31 @@ impl Smtp {
                     .is_ok_and(|s| s.success())
             })
             .expect("a Python with aiosmtpd (scripts/setup.sh installs python3-aiosmtpd)");
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/smtp_sink.py");
-        let child = Command::new(python)
-            .args([
-                script,
-                self.folder.to_str().unwrap(),
-                &self.port.to_string(),
-            ])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
-        let address = SocketAddr::from(([127, 0, 0, 1], self.port));
-        wait_for("the SMTP server", Duration::from_secs(20), || {
-            std::net::TcpStream::connect(address).is_ok()
-        });
+        Self(Sink::new(python, "smtp_sink.py", &[]))
+    }
+
+    /// Starts it (again).
+    pub fn up(&mut self) {
+        self.0.up();
     }
 
     /// Stops it.
     pub fn down(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.0.down();
     }
 
     /// Its URL, as `--smtp` takes it.
     pub fn url(&self) -> String {
-        format!("smtp://127.0.0.1:{}", self.port)
+        format!("smtp://127.0.0.1:{}", self.0.port())
     }
 
     /// Every message received, oldest first.
     ///
     /// # Panics
-    /// When its folder cannot be read.
+    /// When a message cannot be read.
     pub fn messages(&self) -> Vec<Email> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&self.folder)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
-            .collect();
-        names.sort();
-        names
+        self.0
+            .files("eml")
             .iter()
             .map(|p| Email::parse(&std::fs::read_to_string(p).unwrap()))
             .collect()
@@ -124,13 +70,6 @@ impl Smtp {
             self.messages().len() >= n
         });
         self.messages()
-    }
-}
-
-impl Drop for Smtp {
-    fn drop(&mut self) {
-        self.down();
-        let _ = std::fs::remove_dir_all(&self.folder);
     }
 }
 

@@ -2,24 +2,13 @@
 //! Standard Webhooks reference library from `PyPI` (`standardwebhooks`, which
 //! scripts/setup.sh installs into `.tools/python`), and what it received.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-use crate::site::scratch;
-use crate::smtp::free_port;
-use crate::wait::wait_for;
+use crate::sink::Sink;
 
 /// The secret the tests' servers and receiver share: `whsec_` and 32 bytes in base64.
 pub const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr";
 
-/// The receiver; stopped and its folder removed when dropped.
-pub struct Receiver {
-    port: u16,
-    folder: PathBuf,
-    child: Option<Child>,
-}
+/// The receiver.
+pub struct Receiver(Sink);
 
 /// One event as it was received, verified.
 #[derive(Debug)]
@@ -39,55 +28,22 @@ impl Receiver {
     }
 
     /// A port where no receiver listens yet: [`Receiver::up`] starts it there.
-    ///
-    /// # Panics
-    /// When its folder cannot be made.
     pub fn down_at_first() -> Self {
-        let port = free_port();
-        let folder = scratch(&format!("webhooks-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
-        Self {
-            port,
-            folder,
-            child: None,
-        }
-    }
-
-    /// Starts it (again).
-    ///
-    /// # Panics
-    /// When the reference library's Python is missing.
-    pub fn up(&mut self) {
         let python = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../.tools/python/bin/python"
         );
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/webhook_sink.py");
-        let child = Command::new(python)
-            .args([script, self.folder.to_str().unwrap()])
-            .arg(self.port.to_string())
-            .arg(SECRET)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("scripts/setup.sh's Python with standardwebhooks, in .tools/python");
-        self.child = Some(child);
-        let address = SocketAddr::from(([127, 0, 0, 1], self.port));
-        wait_for("the webhook receiver", Duration::from_secs(20), || {
-            std::net::TcpStream::connect(address).is_ok()
-        });
+        Self(Sink::new(python, "webhook_sink.py", &[SECRET]))
     }
 
-    /// Stops it.
-    pub fn down(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+    /// Starts it (again).
+    pub fn up(&mut self) {
+        self.0.up();
     }
 
     /// Its URL, as `--webhook-url` takes it.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/hooks/lathe", self.port)
+        format!("http://127.0.0.1:{}/hooks/lathe", self.0.port())
     }
 
     /// Answers `statuses`, one a request, before answering 204 again.
@@ -96,22 +52,16 @@ impl Receiver {
     /// When its folder cannot be written.
     pub fn answer(&self, statuses: &[u16]) {
         let lines: Vec<String> = statuses.iter().map(u16::to_string).collect();
-        std::fs::write(self.folder.join("answers"), lines.join("\n")).unwrap();
+        std::fs::write(self.0.folder().join("answers"), lines.join("\n")).unwrap();
     }
 
     /// Every event accepted (2xx), verified, in the order they came.
     ///
     /// # Panics
-    /// When its folder cannot be read.
+    /// When a delivery cannot be read.
     pub fn deliveries(&self) -> Vec<Delivery> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&self.folder)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        names.sort();
-        names
+        self.0
+            .files("json")
             .iter()
             .map(|p| {
                 let mut saved: serde_json::Value =
@@ -125,22 +75,12 @@ impl Receiver {
     }
 
     /// Every attempt, in order: its `webhook-id` and the status answered.
-    ///
-    /// # Panics
-    /// When its log cannot be read.
     pub fn attempts(&self) -> Vec<(String, u16)> {
-        std::fs::read_to_string(self.folder.join("attempts.log"))
+        std::fs::read_to_string(self.0.folder().join("attempts.log"))
             .unwrap_or_default()
             .lines()
             .filter_map(|line| line.split_once(' '))
             .map(|(id, status)| (id.to_owned(), status.parse().unwrap_or(0)))
             .collect()
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.down();
-        let _ = std::fs::remove_dir_all(&self.folder);
     }
 }

@@ -218,3 +218,14 @@ pub fn scratch_file(name: &str, text: &str) -> std::path::PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// `lathe-site waitlist invite ARGS` with `letter` as its letter: (success, what it
+/// printed, what it said).
+pub fn invite(database: &Location, letter: &str, args: &[&str]) -> (bool, String, String) {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = scratch_file(&format!("letter-{n}.txt"), letter);
+    let mut all = vec!["invite", "--letter", file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    lathe_site_testkit::owner(database, &all)
+}

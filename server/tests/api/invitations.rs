@@ -6,7 +6,7 @@
 use lathe_site::store::Location;
 use lathe_site_testkit::{Smtp, export, owner, post, post_token, sign_up, sqlite, status_of};
 
-use crate::helpers::{TestApp, scratch_file, sql};
+use crate::helpers::{TestApp, sql};
 
 const DAY: i64 = 24 * 60 * 60 * 1000;
 
@@ -42,13 +42,9 @@ fn confirmed(
     }
 }
 
-/// `lathe-site waitlist invite ARGS --letter FILE` with [`LETTER`]: (success, what it
-/// printed, what it said).
+/// `lathe-site waitlist invite ARGS` with [`LETTER`].
 fn invite(database: &Location, args: &[&str]) -> (bool, String, String) {
-    let letter = scratch_file("letter.txt", LETTER);
-    let mut all = vec!["invite", "--letter", letter.to_str().unwrap()];
-    all.extend_from_slice(args);
-    owner(database, &all)
+    crate::helpers::invite(database, LETTER, args)
 }
 
 fn invites_in_waves(database: &Location) {
@@ -258,17 +254,7 @@ fn a_wave_can_take_one_interest_and_a_letter_must_have_a_subject_and_a_text() {
     assert!(!ok);
     assert!(said.contains("`sales` is not an interest"), "{said}");
 
-    let subject_only = scratch_file("subject-only.txt", "Just a subject\n");
-    let (ok, _, said) = owner(
-        &database,
-        &[
-            "invite",
-            "--count",
-            "1",
-            "--letter",
-            subject_only.to_str().unwrap(),
-        ],
-    );
+    let (ok, _, said) = crate::helpers::invite(&database, "Just a subject\n", &["--count", "1"]);
     assert!(!ok);
     assert_eq!(
         said,

@@ -196,20 +196,11 @@ fn the_owners_page_draws_the_figures_and_the_metrics_count_the_entries() {
         &database,
         "UPDATE waitlist SET status = 'confirmed', confirmed_at = created_at WHERE email_key = 'a@example.com'",
     );
-    let letter = crate::helpers::scratch_file(
-        "page-letter.txt",
-        "<script>alert(1)</script> for {name}\n\nHello\n",
-    );
-    let (ok, _, said) = lathe_site_testkit::owner(
-        &database,
-        &[
-            "invite",
-            "--count",
-            "1",
-            "--letter",
-            letter.to_str().unwrap(),
-        ],
-    );
+    let letter = "<script>alert(1)</script> for {name}
+
+Hello
+";
+    let (ok, _, said) = crate::helpers::invite(&database, letter, &["--count", "1"]);
     assert!(ok, "{said}");
 
     let (status, policy, page) = owners(Some(&database), "/");

@@ -8,7 +8,7 @@ use lathe_site::store::Location;
 use lathe_site_testkit::webhooks::{Receiver, SECRET};
 use lathe_site_testkit::{Smtp, owner, post, post_token, sign_up, sqlite, status_of};
 
-use crate::helpers::{TestApp, collecting, mail, scratch_file, unlimited};
+use crate::helpers::{TestApp, collecting, mail, unlimited};
 
 const HOUR: i64 = 60 * 60 * 1000;
 
@@ -20,6 +20,15 @@ fn telling(database: &Location, receiver: &Receiver, smtp: Option<&Smtp>) -> Tes
     waitlist.webhooks = Some(HookReceiver::new(&receiver.url(), Some(SECRET)).unwrap());
     waitlist.mail = smtp.map(mail);
     TestApp::start(config)
+}
+
+/// A new SQLite database, a receiver, and the site collecting into the one and telling
+/// the other, confirming nothing.
+fn told() -> (lathe_site_testkit::Sqlite, Receiver, TestApp) {
+    let database = sqlite();
+    let receiver = Receiver::start();
+    let app = telling(&database, &receiver, None);
+    (database, receiver, app)
 }
 
 fn types(receiver: &Receiver) -> Vec<String> {
@@ -49,17 +58,11 @@ fn tells_the_receiver_of_each_event(database: &Location) {
         200
     );
     assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
-    let letter = scratch_file("hook-letter.txt", "Welcome, {name}\n\nIn you come.\n");
-    let (ok, _, said) = owner(
-        database,
-        &[
-            "invite",
-            "--count",
-            "1",
-            "--letter",
-            letter.to_str().unwrap(),
-        ],
-    );
+    let letter = "Welcome, {name}
+
+In you come.
+";
+    let (ok, _, said) = crate::helpers::invite(database, letter, &["--count", "1"]);
     assert!(ok, "{said}");
     app.deliver_due();
     assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
@@ -97,9 +100,7 @@ lathe_site_testkit::on_both_databases!(tells_the_receiver_of_each_event);
 
 #[test]
 fn without_confirmation_a_new_entry_is_an_event_with_its_id_alone() {
-    let database = sqlite();
-    let receiver = Receiver::start();
-    let app = telling(&database, &receiver, None);
+    let (_database, receiver, app) = told();
     post(app.address, &sign_up("bea@example.com"));
     post(app.address, &sign_up("BEA@example.com"));
     assert_eq!(
@@ -119,9 +120,7 @@ fn without_confirmation_a_new_entry_is_an_event_with_its_id_alone() {
 
 #[test]
 fn a_503_is_tried_again_with_the_same_id_and_a_2xx_ends_it() {
-    let database = sqlite();
-    let receiver = Receiver::start();
-    let app = telling(&database, &receiver, None);
+    let (_database, receiver, app) = told();
     receiver.answer(&[503, 500]);
     post(app.address, &sign_up("retry@example.com"));
     let now = lathe_site::now_ms();
@@ -149,9 +148,7 @@ fn a_503_is_tried_again_with_the_same_id_and_a_2xx_ends_it() {
 
 #[test]
 fn a_4xx_is_never_tried_again() {
-    let database = sqlite();
-    let receiver = Receiver::start();
-    let app = telling(&database, &receiver, None);
+    let (_database, receiver, app) = told();
     receiver.answer(&[410]);
     post(app.address, &sign_up("gone@example.com"));
     assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
