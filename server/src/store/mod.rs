@@ -4,6 +4,7 @@
 //! that names sqlx: the rest of the server asks [`Store`] in the domain's words, one file
 //! a table ([`entries`], [`outbox`], [`erasures`], [`waves`], [`events`]).
 
+mod allowances;
 mod entries;
 mod erasures;
 mod events;
@@ -120,6 +121,8 @@ pub struct Store {
     outage: Arc<Mutex<Option<(Instant, String)>>>,
     /// Whether events are kept for a webhook receiver ([`Store::set_webhooks`]).
     webhooks: Arc<AtomicBool>,
+    /// The key clients' addresses are hashed with in `allowances`.
+    allowance_key: Arc<str>,
 }
 
 impl Store {
@@ -144,6 +147,7 @@ impl Store {
         MIGRATOR.run_direct(&mut first).await?;
         fill_ids(&mut first).await?;
         let webhooks = events::webhooks_on(&mut first).await?;
+        let allowance_key = allowances::allowance_key(&mut first).await?;
         first.close().await?;
 
         let options = AnyPoolOptions::new()
@@ -184,6 +188,7 @@ impl Store {
             pragmas,
             outage: Arc::default(),
             webhooks: Arc::new(AtomicBool::new(webhooks)),
+            allowance_key: Arc::from(allowance_key),
         })
     }
 

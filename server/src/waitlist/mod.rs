@@ -32,7 +32,7 @@ use self::sign_up::SignUpError;
 use crate::domain::Kind;
 use crate::domain::token::Key;
 use crate::operations::metrics;
-use crate::store::Store;
+use crate::store::{Backend, Store};
 
 /// The path sign-ups are posted to.
 pub const PATH: &str = "/api/waitlist";
@@ -163,15 +163,33 @@ impl Waitlist {
             .layer(cors)
     }
 
-    /// Takes one sign-up from `client`'s allowance.
-    fn admit(&self, client: &Client) -> Result<(), SignUpError> {
-        let Some(limiter) = &self.limiter else {
+    /// Takes one sign-up from `client`'s allowance: on PostgreSQL, in the database, so
+    /// that every server on it counts it together; on SQLite (one process), in memory.
+    async fn admit(&self, client: &Client) -> Result<(), SignUpError> {
+        let (Some(limiter), Some(per_minute)) = (&self.limiter, self.settings.per_minute) else {
             return Ok(());
         };
-        limiter.check_key(&client.ip()).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            SignUpError::TooMany(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
-        })
+        let wait = if self.store.backend() == Backend::Postgres {
+            let now = crate::now_ms();
+            let wait = self
+                .store
+                .admit(&client.ip().to_string(), per_minute, now)
+                .await;
+            let wait = wait.map_err(SignUpError::NotStored)?;
+            wait.map(|ms| Duration::from_millis(ms.unsigned_abs()))
+        } else {
+            let now = DefaultClock::default().now();
+            limiter
+                .check_key(&client.ip())
+                .err()
+                .map(|not_until| not_until.wait_time_from(now))
+        };
+        match wait {
+            None => Ok(()),
+            Some(wait) => Err(SignUpError::TooMany(
+                wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            )),
+        }
     }
 }
 

@@ -170,7 +170,7 @@ pub(super) async fn sign_up(
         return Ok(added());
     }
     // Only what would be stored is counted: a visitor who mistypes is not locked out.
-    waitlist.admit(&client)?;
+    waitlist.admit(&client).await?;
     let entry = Entry::new(values, privacy_notice, crate::now_ms());
     let started = std::time::Instant::now();
     let stored = waitlist

@@ -480,3 +480,36 @@ lathe_site_testkit::on_both_databases!(
     a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one,
     two_hundred_concurrent_sign_ups_make_two_hundred_rows,
 );
+
+#[test]
+fn on_postgresql_two_servers_share_one_clients_allowance_and_keep_no_address() {
+    let postgres = lathe_site_testkit::Postgres::start();
+    let settings = || Settings {
+        per_minute: NonZeroU32::new(5),
+        ..Settings::default()
+    };
+    let (a, b) = (
+        TestApp::collecting(&postgres.location, settings()),
+        TestApp::collecting(&postgres.location, settings()),
+    );
+    let statuses: Vec<u16> = (0..10)
+        .map(|n| {
+            let app = if n % 2 == 0 { &a } else { &b };
+            post(app.address, &sign_up(&format!("shared{n}@example.com"))).status
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [201, 201, 201, 201, 201, 429, 429, 429, 429, 429],
+        "5 across both, not 10"
+    );
+    let refused = post(b.address, &sign_up("one.more@example.com"));
+    let retry: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=12).contains(&retry), "one sign-up every 12 s: {retry}");
+    assert_eq!(stored(&postgres.location).len(), 5);
+    let kept = crate::helpers::sql_text(&postgres.location, "SELECT client FROM allowances");
+    assert!(
+        !kept.contains("127.0.0.1") && kept.len() > 20,
+        "a keyed hash: {kept}"
+    );
+}

@@ -1,0 +1,99 @@
+//! The `allowances` table: each client's allowance of sign-ups a minute, kept in the
+//! database so that every server on one PostgreSQL counts it together (the generic cell
+//! rate algorithm: one row a client, its theoretical arrival time). A client is a keyed
+//! hash of its address: the table never holds an address, and a row goes once its
+//! allowance is whole again.
+
+use std::num::NonZeroU32;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use super::{Store, StoreError};
+use crate::domain::token::random_id;
+
+/// A minute, in ms.
+const MINUTE_MS: i64 = 60_000;
+
+impl Store {
+    /// Takes one sign-up at `now` from the allowance of `client` (its address, as the
+    /// server reads it), `per_minute` a minute with a burst of as many: `None` if it had
+    /// one, else how many ms until it has.
+    ///
+    /// # Errors
+    /// The database failing or unreachable.
+    pub async fn admit(
+        &self,
+        client: &str,
+        per_minute: NonZeroU32,
+        now: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let key = self.client_key(client);
+        let interval = MINUTE_MS / i64::from(per_minute.get());
+        let tolerance = interval * (i64::from(per_minute.get()) - 1);
+        self.guarded(async {
+            // One statement: two servers at once take from one allowance.
+            let taken: Option<i64> = sqlx::query_scalar(
+                "INSERT INTO allowances (client, tat) VALUES ($1, $2 + $3)
+                 ON CONFLICT (client) DO UPDATE
+                     SET tat = CASE WHEN allowances.tat > $2 THEN allowances.tat ELSE $2 END + $3
+                     WHERE CASE WHEN allowances.tat > $2 THEN allowances.tat ELSE $2 END - $2 <= $4
+                 RETURNING tat",
+            )
+            .bind(&key)
+            .bind(now)
+            .bind(interval)
+            .bind(tolerance)
+            .fetch_optional(&self.pool)
+            .await?;
+            if taken.is_some() {
+                return Ok(None);
+            }
+            let tat: i64 = sqlx::query_scalar("SELECT tat FROM allowances WHERE client = $1")
+                .bind(&key)
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(Some((tat - tolerance - now).max(1)))
+        })
+        .await
+    }
+
+    /// The keyed hash a client is kept under.
+    fn client_key(&self, client: &str) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(self.allowance_key.as_bytes())
+            .expect("HMAC accepts any key length");
+        mac.update(client.as_bytes());
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    }
+}
+
+/// The key clients are hashed with: the database's own, made once, shared by every
+/// server on it.
+pub(super) async fn allowance_key(
+    connection: &mut sqlx::AnyConnection,
+) -> Result<String, sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO settings (name, value) VALUES ('allowance_key', $1)
+         ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(random_id())
+    .execute(&mut *connection)
+    .await?;
+    sqlx::query_scalar("SELECT value FROM settings WHERE name = 'allowance_key'")
+        .fetch_one(&mut *connection)
+        .await
+}
+
+/// Forgets, in `tx`, the clients whose allowance is whole at `now`.
+pub(super) async fn forget_clients(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    now: i64,
+) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query("DELETE FROM allowances WHERE tat <= $1")
+        .bind(now)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected())
+}
