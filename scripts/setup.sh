@@ -310,10 +310,12 @@ if ! /usr/bin/python3 -c "import aiosmtpd" 2>/dev/null && ! python3 -c "import a
     need "$(hint "aiosmtpd (Python)" "python3 -m pip install aiosmtpd" "python3-aiosmtpd")"
   fi
 fi
-# The Standard Webhooks reference library (PyPI's standardwebhooks, pinned), with which
-# the tests' webhook receiver (server/tests/webhook_sink.py) checks every delivery: in a
+# The reference implementations the tests check the server against, pinned: the
+# Standard Webhooks library (PyPI's standardwebhooks), with which the tests' webhook
+# receiver (server/tests/webhook_sink.py) checks every delivery, and ALTCHA's (PyPI's
+# altcha), which solves the server's challenges (server/tests/altcha_solve.py): in a
 # virtual environment of Debian's Python of the project's own, .tools/python.
-if ! .tools/python/bin/python -c "import standardwebhooks" 2>/dev/null; then
+if ! .tools/python/bin/python -c "import standardwebhooks, altcha" 2>/dev/null; then
   if ! /usr/bin/python3 -c "import ensurepip" 2>/dev/null; then
     if has_apt; then
       apt_install python3-venv
@@ -322,10 +324,11 @@ if ! .tools/python/bin/python -c "import standardwebhooks" 2>/dev/null; then
     fi
   fi
   if /usr/bin/python3 -c "import ensurepip" 2>/dev/null; then
-    log "pip install standardwebhooks into .tools/python"
+    log "pip install standardwebhooks and altcha into .tools/python"
     rm -rf .tools/python
     /usr/bin/python3 -m venv .tools/python
-    .tools/python/bin/pip install --quiet --disable-pip-version-check standardwebhooks==1.1.0
+    .tools/python/bin/pip install --quiet --disable-pip-version-check \
+      standardwebhooks==1.1.0 altcha==2.3.0
   fi
 fi
 # The sqlite3 shell, with which the tests check a backup as an owner would.

@@ -18,6 +18,7 @@ use crate::mail::{MailServer, MailerError};
 use crate::operations::logs;
 use crate::store::Location;
 use crate::waitlist::Settings;
+use crate::waitlist::proof::Proofs;
 
 /// `lathe-site`'s command line.
 #[derive(Parser)]
@@ -136,6 +137,11 @@ pub struct ServeArgs {
     /// writes into the header itself comes before them and is never read.
     #[arg(long, env = "LATHE_TRUSTED_PROXIES", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     trusted_proxies: u16,
+    /// Ask each sign-up for a proof of work (ALTCHA v2), from challenges issued at GET
+    /// /api/waitlist/challenge and signed with the key in `LATHE_PROOF_KEY` (32 bytes or
+    /// more; every instance needs the same). Each solution is accepted once.
+    #[arg(long, env = "LATHE_PROOF_OF_WORK", value_parser = clap::builder::BoolishValueParser::new(), requires = "database")]
+    proof_of_work: bool,
     /// Tell this receiver of each entry created (without --smtp), confirmed, invited and
     /// erased: a POST signed as Standard Webhooks says, with the secret in
     /// `LATHE_WEBHOOK_SECRET` (whsec_ and base64), retried until it answers 2xx (never
@@ -372,6 +378,11 @@ pub enum ConfigError {
     /// The webhook receiver's address or secret.
     #[error(transparent)]
     Receiver(#[from] ReceiverError),
+    /// `--proof-of-work` without its key.
+    #[error(
+        "--proof-of-work needs the key its challenges are signed with, in LATHE_PROOF_KEY (32 bytes or more, the same for every instance)"
+    )]
+    NoProofKey,
     /// Not the site's address.
     #[error("--site-url must be the site's http(s):// address, not {given:?}")]
     SiteUrl {
@@ -437,6 +448,8 @@ pub struct WaitlistConfig {
     pub mail: Option<MailConfig>,
     /// The owner's webhook receiver, if there is one.
     pub webhooks: Option<Receiver>,
+    /// Proofs of work, when sign-ups need one.
+    pub proofs: Option<Proofs>,
 }
 
 /// Confirming addresses by email.
@@ -468,6 +481,12 @@ impl ServeArgs {
             body_timeout: limits.body_timeout,
         };
         let mail = self.mail.config()?;
+        let proofs = if self.proof_of_work {
+            let key = std::env::var("LATHE_PROOF_KEY").map_err(|_| ConfigError::NoProofKey)?;
+            Some(Proofs::new(&Key::new(&key)?))
+        } else {
+            None
+        };
         let webhooks = match &self.webhook_url {
             Some(url) => Some(Receiver::new(
                 url,
@@ -492,6 +511,7 @@ impl ServeArgs {
                 settings,
                 mail,
                 webhooks,
+                proofs,
             }),
             workers: true,
         })
@@ -551,6 +571,7 @@ mod tests {
             database: "postgres://lathe:s3cret-password@db/lathe".parse().unwrap(),
             settings: Settings::default(),
             webhooks: None,
+            proofs: None,
             mail: Some(MailConfig {
                 server: MailServer::new(
                     "smtp://lathe:url-password@127.0.0.1:2525",

@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tower::ServiceBuilder;
 
-use crate::config::Config;
+use crate::config::{Config, WaitlistConfig};
 use crate::hooks::Hooks;
 use crate::http::connection::{self, Limits};
 use crate::http::layers::{Headed, Meter, Metered};
@@ -96,41 +96,11 @@ impl Application {
             }
             None => None,
         };
-        let (mut store, mut outbox, mut api, mut collecting) = (None, None, None, None);
-        let mut hooks = None;
-        if let Some(waitlist) = config.waitlist {
-            let opened = Store::open(&waitlist.database).await?;
-            let mut endpoint = Waitlist::new(opened.clone(), waitlist.settings);
-            if let Some(mail) = waitlist.mail {
-                let worker = Outbox::new(
-                    opened.clone(),
-                    Mailer::new(mail.server),
-                    mail.key.clone(),
-                    &mail.site_url,
-                );
-                endpoint = endpoint.confirming(mail.key, worker.waker());
-                outbox = Some(worker);
-                said.push("confirming addresses by email (--smtp)".into());
-            } else {
-                said.push(
-                    "no --smtp: addresses are stored unconfirmed, and no email is sent".into(),
-                );
-            }
-            if let Some(forgetting) = endpoint.forgetting() {
-                tasks.push(Box::pin(forgetting));
-            }
-            opened
-                .set_webhooks(waitlist.webhooks.is_some())
-                .await
-                .map_err(|source| StartError::Webhooks { source })?;
-            if let Some(receiver) = waitlist.webhooks {
-                hooks = Some(Hooks::new(opened.clone(), receiver));
-                said.push("telling the webhook receiver of each event (--webhook-url)".into());
-            }
-            api = Some(endpoint.router());
-            collecting = Some(waitlist.database);
-            store = Some(opened);
-        }
+        let collecting = match config.waitlist {
+            Some(waitlist) => Some(Collecting::build(waitlist, &mut said, &mut tasks).await?),
+            None => None,
+        };
+        let store = collecting.as_ref().map(|c| c.store.clone());
         let draining = Arc::new(AtomicBool::new(false));
         let health = Health {
             draining: draining.clone(),
@@ -141,7 +111,11 @@ impl Application {
             .layer(Metered::layer(Meter(route_class)))
             .service(
                 Router::new()
-                    .merge(api.unwrap_or_else(waitlist::not_collecting))
+                    .merge(
+                        collecting
+                            .as_ref()
+                            .map_or_else(waitlist::not_collecting, |c| c.routes.clone()),
+                    )
                     .fallback_service(site.files()),
             );
         // Probed every few seconds by a load balancer: not logged.
@@ -162,9 +136,10 @@ impl Application {
             "serving {} on http://{address}",
             config.dist.display()
         ));
-        if let Some(location) = &collecting {
-            said.push(collecting_line(location));
+        if let Some(collecting) = &collecting {
+            said.push(collecting_line(&collecting.location));
         }
+        let (outbox, hooks) = collecting.map_or((None, None), |c| (c.outbox, c.hooks));
         Ok(Self {
             listener,
             address,
@@ -259,6 +234,64 @@ impl Application {
             store.close().await;
         }
         served
+    }
+}
+
+/// The waitlist's part of a server: its store and routes, and its workers.
+struct Collecting {
+    store: Store,
+    location: Location,
+    routes: Router,
+    outbox: Option<Outbox>,
+    hooks: Option<Hooks>,
+}
+
+impl Collecting {
+    /// Opens the database and puts the waitlist together as `waitlist` says, saying so in
+    /// `said` and adding its tasks to `tasks`.
+    async fn build(
+        waitlist: WaitlistConfig,
+        said: &mut Vec<String>,
+        tasks: &mut Vec<Task>,
+    ) -> Result<Self, StartError> {
+        let store = Store::open(&waitlist.database).await?;
+        let mut endpoint = Waitlist::new(store.clone(), waitlist.settings);
+        if let Some(proofs) = waitlist.proofs {
+            endpoint = endpoint.with_proofs(proofs);
+            said.push("asking each sign-up for a proof of work (--proof-of-work)".into());
+        }
+        let mut outbox = None;
+        if let Some(mail) = waitlist.mail {
+            let worker = Outbox::new(
+                store.clone(),
+                Mailer::new(mail.server),
+                mail.key.clone(),
+                &mail.site_url,
+            );
+            endpoint = endpoint.confirming(mail.key, worker.waker());
+            outbox = Some(worker);
+            said.push("confirming addresses by email (--smtp)".into());
+        } else {
+            said.push("no --smtp: addresses are stored unconfirmed, and no email is sent".into());
+        }
+        if let Some(forgetting) = endpoint.forgetting() {
+            tasks.push(Box::pin(forgetting));
+        }
+        store
+            .set_webhooks(waitlist.webhooks.is_some())
+            .await
+            .map_err(|source| StartError::Webhooks { source })?;
+        let hooks = waitlist.webhooks.map(|receiver| {
+            said.push("telling the webhook receiver of each event (--webhook-url)".into());
+            Hooks::new(store.clone(), receiver)
+        });
+        Ok(Self {
+            store,
+            location: waitlist.database,
+            routes: endpoint.router(),
+            outbox,
+            hooks,
+        })
     }
 }
 

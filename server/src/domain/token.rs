@@ -96,6 +96,15 @@ impl Key {
         Ok(Self(bytes.to_vec()))
     }
 
+    /// A key of its own for `purpose`, derived from this one (HMAC-SHA256 of the
+    /// purpose, base64url): one secret for the owner to keep, a key a use.
+    pub fn derive(&self, purpose: &str) -> String {
+        let mut mac = self.mac();
+        mac.update(b"lathe key for: ");
+        mac.update(purpose.as_bytes());
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    }
+
     fn mac(&self) -> Hmac<Sha256> {
         // HMAC takes a key of any length.
         Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC accepts any key length")
@@ -163,9 +172,23 @@ impl Key {
 /// # Panics
 /// When the operating system's random source fails, which leaves nothing safe to sign with.
 pub fn random_id() -> String {
+    URL_SAFE_NO_PAD.encode(random_bytes())
+}
+
+/// A random number from the operating system's source.
+///
+/// # Panics
+/// As [`random_id`].
+pub fn random_u64() -> u64 {
+    let mut bytes = [0_u8; 8];
+    getrandom::fill(&mut bytes).expect("the system's random source");
+    u64::from_le_bytes(bytes)
+}
+
+fn random_bytes() -> [u8; 16] {
     let mut bytes = [0_u8; 16];
     getrandom::fill(&mut bytes).expect("the system's random source");
-    URL_SAFE_NO_PAD.encode(bytes)
+    bytes
 }
 
 #[cfg(test)]

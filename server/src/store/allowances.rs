@@ -1,8 +1,9 @@
-//! The `allowances` table: each client's allowance of sign-ups a minute, kept in the
-//! database so that every server on one PostgreSQL counts it together (the generic cell
-//! rate algorithm: one row a client, its theoretical arrival time). A client is a keyed
-//! hash of its address: the table never holds an address, and a row goes once its
-//! allowance is whole again.
+//! What keeps scripts out, kept where every instance sees it. The `allowances` table:
+//! each client's allowance of sign-ups a minute, so that every server on one PostgreSQL
+//! counts it together (the generic cell rate algorithm: one row a client, its theoretical
+//! arrival time). A client is a keyed hash of its address: the table never holds an
+//! address, and a row goes once its allowance is whole again. The `proofs` table: the
+//! proofs of work spent, each once.
 
 use std::num::NonZeroU32;
 
@@ -86,14 +87,39 @@ pub(super) async fn allowance_key(
         .await
 }
 
-/// Forgets, in `tx`, the clients whose allowance is whole at `now`.
-pub(super) async fn forget_clients(
+impl Store {
+    /// Records that the proof of work of the challenge signed `signature` (expiring at
+    /// `expires_at`, ms) is spent: `false` if it was already, here or on another instance.
+    ///
+    /// # Errors
+    /// The database failing or unreachable.
+    pub async fn spend_proof(&self, signature: &str, expires_at: i64) -> Result<bool, StoreError> {
+        self.guarded(async {
+            let done = sqlx::query(
+                "INSERT INTO proofs (signature, expires_at) VALUES ($1, $2)
+                 ON CONFLICT (signature) DO NOTHING",
+            )
+            .bind(signature)
+            .bind(expires_at)
+            .execute(&self.pool)
+            .await?;
+            Ok(done.rows_affected() == 1)
+        })
+        .await
+    }
+}
+
+/// Forgets, in `tx`, what no longer counts at `now`: the clients whose allowance is
+/// whole again, and the proofs whose challenges expired.
+pub(super) async fn forget(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     now: i64,
-) -> Result<u64, sqlx::Error> {
-    Ok(sqlx::query("DELETE FROM allowances WHERE tat <= $1")
-        .bind(now)
-        .execute(&mut **tx)
-        .await?
-        .rows_affected())
+) -> Result<(), sqlx::Error> {
+    for statement in [
+        "DELETE FROM allowances WHERE tat <= $1",
+        "DELETE FROM proofs WHERE expires_at < $1",
+    ] {
+        sqlx::query(statement).bind(now).execute(&mut **tx).await?;
+    }
+    Ok(())
 }

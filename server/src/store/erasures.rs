@@ -67,7 +67,7 @@ impl Store {
                 .entries
                 .extend(emails.into_iter().map(|email| (email, by)));
         }
-        super::allowances::forget_clients(&mut tx, now).await?;
+        super::allowances::forget(&mut tx, now).await?;
         purged.emails = sqlx::query("DELETE FROM outbox WHERE COALESCE(sent_at, failed_at) <= $1")
             .bind(now - super::outbox::DAY_MS)
             .execute(&mut *tx)

@@ -7,6 +7,7 @@
 pub mod body;
 pub mod links;
 pub mod origin;
+pub mod proof;
 pub mod sign_up;
 
 use std::net::IpAddr;
@@ -19,7 +20,7 @@ use axum::Router;
 use axum::extract::FromRef;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use tokio::sync::Notify;
@@ -28,6 +29,7 @@ use tower_http::timeout::RequestBodyDeadlineLayer;
 
 use self::links::Links;
 use self::origin::Client;
+use self::proof::Proofs;
 use self::sign_up::SignUpError;
 use crate::domain::Kind;
 use crate::domain::token::Key;
@@ -74,6 +76,7 @@ pub struct Waitlist {
     settings: Arc<Settings>,
     limiter: Option<Arc<DefaultKeyedRateLimiter<IpAddr>>>,
     confirming: Option<Confirming>,
+    proofs: Option<Proofs>,
 }
 
 /// What confirming addresses takes: the key of the links, and the outbox worker to wake.
@@ -100,7 +103,16 @@ impl Waitlist {
             settings: Arc::new(settings),
             limiter,
             confirming: None,
+            proofs: None,
         }
+    }
+
+    /// Asks each sign-up for a proof of work, from challenges `proofs` issues at
+    /// [`proof::CHALLENGE_PATH`].
+    #[must_use]
+    pub fn with_proofs(mut self, proofs: Proofs) -> Self {
+        self.proofs = Some(proofs);
+        self
     }
 
     /// Confirms addresses: new entries are pending, each sign-up queues its email (and
@@ -156,8 +168,12 @@ impl Waitlist {
             }),
             None => links::not_confirming(),
         };
-        Router::new()
-            .route(PATH, post(sign_up::sign_up).with_state(self))
+        let mut routes = Router::new().route(PATH, post(sign_up::sign_up));
+        if self.proofs.is_some() {
+            routes = routes.route(proof::CHALLENGE_PATH, get(proof::challenge));
+        }
+        routes
+            .with_state(self)
             .merge(links)
             .layer(deadline)
             .layer(cors)

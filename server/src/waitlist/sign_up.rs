@@ -14,6 +14,7 @@ use serde_json::json;
 
 use super::body::{BodyError, Json, Posted};
 use super::origin::{Client, FromOwnSite, OtherSite};
+use super::proof::ProofError;
 use super::{Waitlist, answer};
 use crate::domain::{Entry, Kind};
 use crate::operations::metrics;
@@ -58,22 +59,31 @@ pub enum SignUpError {
     /// The server was started without a database: 503.
     #[error("this server is not collecting sign-ups: start it with --database")]
     NotCollecting,
+    /// The proof of work is missing (400), not valid or expired (403), or used (409).
+    #[error(transparent)]
+    Proof(#[from] ProofError),
 }
 
 impl SignUpError {
     /// The status it is answered with.
     pub fn status(&self) -> StatusCode {
         match self {
-            SignUpError::OtherSite => StatusCode::FORBIDDEN,
+            SignUpError::OtherSite
+            | SignUpError::Proof(ProofError::Invalid | ProofError::Expired) => {
+                StatusCode::FORBIDDEN
+            }
             SignUpError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             SignUpError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             SignUpError::TooSlow => StatusCode::REQUEST_TIMEOUT,
-            SignUpError::NotASignUp(_) => StatusCode::BAD_REQUEST,
+            SignUpError::NotASignUp(_) | SignUpError::Proof(ProofError::Missing) => {
+                StatusCode::BAD_REQUEST
+            }
             SignUpError::BreaksRules(_) => StatusCode::UNPROCESSABLE_ENTITY,
             SignUpError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             SignUpError::NotStored(_) | SignUpError::NotCollecting => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            SignUpError::Proof(ProofError::Used) => StatusCode::CONFLICT,
         }
     }
 
@@ -89,6 +99,10 @@ impl SignUpError {
             SignUpError::TooMany(_) => "too-many",
             SignUpError::NotStored(_) => "not-stored",
             SignUpError::NotCollecting => "not-collecting",
+            SignUpError::Proof(ProofError::Missing) => "no-proof",
+            SignUpError::Proof(ProofError::Invalid) => "bad-proof",
+            SignUpError::Proof(ProofError::Expired) => "expired-proof",
+            SignUpError::Proof(ProofError::Used) => "used-proof",
         }
     }
 
@@ -160,9 +174,21 @@ pub(super) async fn sign_up(
     State(waitlist): State<Waitlist>,
     _: FromOwnSite<SignUpError>,
     client: Client,
-    Json(sign_up): Json<SignUp>,
+    Json(mut sign_up): Json<SignUp>,
 ) -> Result<Response, SignUpError> {
+    let proof = sign_up.altcha.take();
     let (values, privacy_notice, honeypot) = sign_up.checked()?;
+    // A script without the work done is refused before anything else is believed.
+    if let Some(proofs) = &waitlist.proofs {
+        let checked = proofs.check(proof.as_deref())?;
+        let spent = waitlist
+            .store
+            .spend_proof(&checked.signature, checked.expires_at)
+            .await;
+        if !spent.map_err(SignUpError::NotStored)? {
+            return Err(ProofError::Used.into());
+        }
+    }
     if honeypot {
         // A bot: told what a person would be told; nothing is kept, nothing counted.
         tracing::info!(reason = "honeypot", status = 201, "sign-up dropped");
@@ -215,6 +241,9 @@ pub struct SignUp {
     /// The honeypot: a field people never see and bots fill in.
     #[serde(default)]
     website: String,
+    /// The proof of work, when the server asks for one: ALTCHA's payload, base64.
+    #[serde(default)]
+    altcha: Option<String>,
 }
 
 impl Posted for SignUp {

@@ -135,6 +135,7 @@ pub fn collecting(database: &Location, settings: Settings) -> Config {
         settings,
         mail: None,
         webhooks: None,
+        proofs: None,
     });
     config
 }

@@ -8,6 +8,7 @@ mod helpers;
 mod invitations;
 mod links;
 mod owner;
+mod proofs;
 mod routes;
 mod sign_ups;
 mod webhooks;

@@ -1,0 +1,154 @@
+//! The proof of work a sign-up carries when the server asks for one (`--proof-of-work`):
+//! an ALTCHA v2 challenge (PBKDF2/SHA-256, signed with a key every instance shares,
+//! expiring in minutes) from `GET /api/waitlist/challenge`, solved by the visitor's
+//! browser, and sent back in the sign-up's `altcha` field as the specification encodes it
+//! (base64 of `{"challenge", "solution"}`). A solution is accepted once: its challenge's
+//! signature is recorded in the database ([`crate::store::Store::spend_proof`]).
+
+use std::ops::RangeInclusive;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+
+use super::Waitlist;
+use crate::domain::token::Key;
+
+/// The path challenges are issued at.
+pub const CHALLENGE_PATH: &str = "/api/waitlist/challenge";
+/// How long a challenge may be solved and used, in seconds.
+pub const LIFETIME_S: i64 = 10 * 60;
+/// PBKDF2's iterations for one try. Provisional: the cost is to be chosen from the solve
+/// times measured in browsers (docs/server.md, "No bots").
+pub const COST: u32 = 500;
+/// The tries a solution takes, one drawn at random a challenge (deterministic mode: the
+/// server knows the answer's signature and checks it with one HMAC).
+pub const COUNTERS: RangeInclusive<u32> = 500..=1500;
+/// The longest `altcha` field accepted.
+const PAYLOAD_LIMIT: usize = 4096;
+
+/// Why a proof of work was refused.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProofError {
+    /// No `altcha` field.
+    #[error("the sign-up needs its proof of work: please try again")]
+    Missing,
+    /// Not a payload, not our challenge, or not its solution.
+    #[error("the proof of work is not valid: please try again")]
+    Invalid,
+    /// Our challenge, too old.
+    #[error("the proof of work has expired: please try again")]
+    Expired,
+    /// Used already.
+    #[error("the proof of work was used already: please try again")]
+    Used,
+}
+
+/// Issuing and checking challenges, with the key every instance shares.
+#[derive(Clone)]
+pub struct Proofs {
+    /// Signs the challenge.
+    challenge_key: String,
+    /// Signs the answer's key (deterministic mode).
+    answer_key: String,
+}
+
+impl std::fmt::Debug for Proofs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Proofs(..)")
+    }
+}
+
+/// A proof that checked out: what to record so that it is not used twice.
+pub struct Checked {
+    /// The challenge's signature.
+    pub signature: String,
+    /// When the challenge expires, in ms since the Unix epoch.
+    pub expires_at: i64,
+}
+
+impl Proofs {
+    /// Challenges signed with `key`.
+    pub fn new(key: &Key) -> Self {
+        Self {
+            challenge_key: key.derive("altcha challenge"),
+            answer_key: key.derive("altcha answer"),
+        }
+    }
+
+    /// A new challenge, expiring [`LIFETIME_S`] after `now` (ms since the Unix epoch).
+    ///
+    /// # Panics
+    /// When the system's random source fails.
+    pub fn challenge(&self, now: i64) -> altcha::Challenge {
+        let counter = COUNTERS.start()
+            + u32::try_from(
+                crate::domain::token::random_u64()
+                    % u64::from(COUNTERS.end() - COUNTERS.start() + 1),
+            )
+            .unwrap_or(0);
+        altcha::create_challenge(altcha::CreateChallengeOptions {
+            algorithm: "PBKDF2/SHA-256".into(),
+            cost: COST,
+            counter: Some(counter),
+            expires_at: Some(now / 1000 + LIFETIME_S),
+            hmac_signature_secret: Some(self.challenge_key.clone()),
+            hmac_key_signature_secret: Some(self.answer_key.clone()),
+            ..Default::default()
+        })
+        .expect("a PBKDF2 challenge with its keys")
+    }
+
+    /// Checks the `altcha` field of a sign-up.
+    ///
+    /// # Errors
+    /// See [`ProofError`] (all but [`ProofError::Used`], which the store says).
+    pub fn check(&self, field: Option<&str>) -> Result<Checked, ProofError> {
+        let field = field.filter(|f| !f.is_empty()).ok_or(ProofError::Missing)?;
+        if field.len() > PAYLOAD_LIMIT {
+            return Err(ProofError::Invalid);
+        }
+        let bytes = STANDARD.decode(field).map_err(|_| ProofError::Invalid)?;
+        let payload: altcha::Payload =
+            serde_json::from_slice(&bytes).map_err(|_| ProofError::Invalid)?;
+        let mut options = altcha::VerifySolutionOptions::new(
+            &payload.challenge,
+            &payload.solution,
+            self.challenge_key.clone(),
+        );
+        options.hmac_key_signature_secret = Some(self.answer_key.clone());
+        let result = altcha::verify_solution(options).map_err(|_| ProofError::Invalid)?;
+        if result.expired {
+            return Err(ProofError::Expired);
+        }
+        if !result.verified {
+            return Err(ProofError::Invalid);
+        }
+        let signature = payload.challenge.signature.ok_or(ProofError::Invalid)?;
+        let expires_at = payload
+            .challenge
+            .parameters
+            .expires_at
+            .ok_or(ProofError::Invalid)?;
+        Ok(Checked {
+            signature,
+            expires_at: expires_at.saturating_mul(1000),
+        })
+    }
+}
+
+/// `GET /api/waitlist/challenge`: a new challenge, as the ALTCHA widget and the core
+/// take it.
+pub(super) async fn challenge(State(waitlist): State<Waitlist>) -> Response {
+    let Some(proofs) = &waitlist.proofs else {
+        return axum::http::StatusCode::NOT_FOUND.into_response();
+    };
+    let mut response = Json(proofs.challenge(crate::now_ms())).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

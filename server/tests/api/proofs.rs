@@ -1,0 +1,160 @@
+//! The proof of work (`--proof-of-work`): challenges the ALTCHA reference implementation
+//! (`altcha` from `PyPI`, `server/tests/altcha_solve.py`) solves, each solution accepted once,
+//! on both databases and across two instances; missing, forged, tampered and expired
+//! solutions refused with their reasons.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
+
+use base64::Engine;
+use lathe_site::domain::token::Key;
+use lathe_site::store::Location;
+use lathe_site::waitlist::proof::{LIFETIME_S, Proofs};
+use lathe_site_testkit::{Reply, error, get, post, sign_up, sign_up_with, sqlite};
+
+use crate::helpers::{KEY, TestApp, collecting, unlimited};
+
+/// The site collecting into `database`, asking for proofs signed with `key`.
+fn asking(database: &Location, key: &str) -> TestApp {
+    let mut config = collecting(database, unlimited());
+    config.waitlist.as_mut().unwrap().proofs = Some(Proofs::new(&Key::new(key).unwrap()));
+    TestApp::start(config)
+}
+
+/// `challenge` (JSON) solved by the reference implementation: the `altcha` field.
+fn solved(challenge: &str) -> String {
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/python/bin/python");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/altcha_solve.py");
+    let mut child = Command::new(python)
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("scripts/setup.sh's Python with altcha, in .tools/python");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(challenge.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A challenge from the server at `address`, solved.
+fn proof_from(address: SocketAddr) -> String {
+    let challenge = get(address, "/api/waitlist/challenge");
+    assert_eq!(challenge.status, 200, "{}", challenge.text());
+    assert_eq!(challenge.header("cache-control"), Some("no-store"));
+    solved(&challenge.text())
+}
+
+fn with_proof(address: SocketAddr, email: &str, proof: &str) -> Reply {
+    post(address, &sign_up_with(email, "altcha", proof))
+}
+
+fn accepts_each_solution_once(database: &Location) {
+    let app = asking(database, KEY);
+    // A script that did not do the work is refused, and says why.
+    let none = post(app.address, &sign_up("script@example.com"));
+    assert_eq!(
+        (none.status, error(&none)),
+        (
+            400,
+            "the sign-up needs its proof of work: please try again".into()
+        )
+    );
+    let proof = proof_from(app.address);
+    assert_eq!(
+        with_proof(app.address, "ada@example.com", &proof).status,
+        201
+    );
+    let again = with_proof(app.address, "bea@example.com", &proof);
+    assert_eq!(
+        (again.status, error(&again)),
+        (
+            409,
+            "the proof of work was used already: please try again".into()
+        )
+    );
+}
+
+lathe_site_testkit::on_both_databases!(accepts_each_solution_once);
+
+#[test]
+fn forged_tampered_and_expired_solutions_are_refused() {
+    let database = sqlite();
+    let app = asking(&database, KEY);
+    let invalid = "the proof of work is not valid: please try again";
+    // Another key's challenge, solved: not ours.
+    let other = Proofs::new(&Key::new("another key, also more than 32 bytes").unwrap());
+    let forged = solved(&serde_json::to_string(&other.challenge(lathe_site::now_ms())).unwrap());
+    let reply = with_proof(app.address, "forged@example.com", &forged);
+    assert_eq!((reply.status, error(&reply)), (403, invalid.into()));
+    // Ours, with its answer altered, or its challenge made cheaper.
+    let engine = base64::engine::general_purpose::STANDARD;
+    let fresh = |app: &TestApp| -> serde_json::Value {
+        serde_json::from_slice(&engine.decode(proof_from(app.address)).unwrap()).unwrap()
+    };
+    let mut answer = fresh(&app);
+    let key = answer["solution"]["derivedKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let flipped = if key.starts_with('0') { "1" } else { "0" };
+    answer["solution"]["derivedKey"] = format!("{flipped}{}", &key[1..]).into();
+    let mut cheaper = fresh(&app);
+    cheaper["challenge"]["parameters"]["cost"] = 1.into();
+    for (n, tampered) in [answer, cheaper].iter().enumerate() {
+        let tampered = engine.encode(tampered.to_string());
+        let reply = with_proof(app.address, &format!("tampered{n}@example.com"), &tampered);
+        assert_eq!((reply.status, error(&reply)), (403, invalid.into()), "{n}");
+    }
+    // Ours, signed as the server signs them, but issued a lifetime and a second ago.
+    let ours = Proofs::new(&Key::new(KEY).unwrap());
+    let old = lathe_site::now_ms() - (LIFETIME_S + 1) * 1000;
+    let expired = solved(&serde_json::to_string(&ours.challenge(old)).unwrap());
+    let reply = with_proof(app.address, "late@example.com", &expired);
+    assert_eq!(
+        (reply.status, error(&reply)),
+        (
+            403,
+            "the proof of work has expired: please try again".into()
+        )
+    );
+    assert_eq!(
+        with_proof(app.address, "junk@example.com", "not base64!").status,
+        403
+    );
+    assert!(crate::helpers::stored(&database).is_empty());
+}
+
+#[test]
+fn two_instances_share_one_key_and_one_record_of_what_was_used() {
+    let postgres = lathe_site_testkit::Postgres::start();
+    let (a, b) = (
+        asking(&postgres.location, KEY),
+        asking(&postgres.location, KEY),
+    );
+    let proof = proof_from(a.address);
+    assert_eq!(
+        with_proof(b.address, "crossed@example.com", &proof).status,
+        201,
+        "A's challenge on B"
+    );
+    assert_eq!(
+        with_proof(a.address, "replayed@example.com", &proof).status,
+        409,
+        "used on B, refused on A"
+    );
+}
+
+#[test]
+fn without_the_flag_there_is_no_challenge_and_no_proof_is_asked() {
+    let database = sqlite();
+    let app = TestApp::collecting(&database, unlimited());
+    assert_eq!(get(app.address, "/api/waitlist/challenge").status, 404);
+    assert_eq!(post(app.address, &sign_up("plain@example.com")).status, 201);
+}
