@@ -8,6 +8,7 @@
 //! waitlist and operations, then mail, then store, then domain.
 
 pub mod config;
+pub mod delivery;
 pub mod domain;
 pub mod hooks;
 pub mod http;

@@ -5,7 +5,7 @@
 //! its attempts: a receiver down for an hour misses nothing.
 
 use super::{Receiver, TIMEOUT};
-use crate::mail::worker::{deliver_claimed, keep_delivering, not_sent, outcome, said_not_sent};
+use crate::delivery::{deliver_claimed, keep_delivering, not_sent, outcome, said_not_sent};
 use crate::operations::metrics;
 use crate::store::{ClaimedEvent, Store, StoreError};
 

@@ -91,6 +91,10 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}\
 th,td{border-bottom:1px solid var(--line);padding:.25rem .6rem;text-align:left;white-space:nowrap}\
 td.n,th.n{text-align:right}";
 
+/// The page's Content-Security-Policy, made once.
+static POLICY: std::sync::LazyLock<HeaderValue> =
+    std::sync::LazyLock::new(|| HeaderValue::from_str(&policy()).expect("a policy of ASCII text"));
+
 /// The page's Content-Security-Policy: nothing but its own inline style.
 fn policy() -> String {
     let hash = STANDARD.encode(Sha256::digest(STYLE.as_bytes()));
@@ -107,9 +111,7 @@ fn html(status: StatusCode, document: &str) -> Response {
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(policy) = HeaderValue::from_str(&policy()) {
-        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
-    }
+    headers.insert(header::CONTENT_SECURITY_POLICY, POLICY.clone());
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

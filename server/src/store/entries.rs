@@ -4,7 +4,7 @@ use futures_util::{Stream, StreamExt};
 use lathe_core::validation::email_key;
 use sqlx::Row;
 
-use super::events::{self, Event};
+use super::events::Event;
 use super::{Store, StoreError, erasures, outbox};
 use crate::domain::token::random_id;
 use crate::domain::{Entry, ErasedBy, Kind, Status};
@@ -107,8 +107,7 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await?;
         if !confirming && repeats == 0 {
-            let body = events::body(Event::Created, &id, None, None, entry.created_at);
-            self.record(&mut tx, Event::Created, &id, body, entry.created_at)
+            self.record(&mut tx, Event::Created, &id, None, None, entry.created_at)
                 .await?;
         }
         let due = match (confirming, Status::parse(&stored)) {
@@ -150,8 +149,7 @@ impl Store {
                         .fetch_one(&mut *tx)
                         .await?;
                 let person = Some((name.as_str(), email.as_str(), interest.as_str()));
-                let body = events::body(Event::Confirmed, id, person, None, now);
-                self.record(&mut tx, Event::Confirmed, id, body, now)
+                self.record(&mut tx, Event::Confirmed, id, person, None, now)
                     .await?;
                 tx.commit().await?;
                 return Ok(Confirmed::Now);
@@ -259,8 +257,8 @@ impl Store {
         let Some(id) = ids.first() else {
             return Ok(false);
         };
-        let body = events::body(Event::Erased, id, None, None, now);
-        self.record(&mut tx, Event::Erased, id, body, now).await?;
+        self.record(&mut tx, Event::Erased, id, None, None, now)
+            .await?;
         sqlx::query("DELETE FROM outbox WHERE email_key = $1")
             .bind(key)
             .execute(&mut *tx)

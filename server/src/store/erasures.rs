@@ -3,7 +3,7 @@
 
 use sqlx::Row;
 
-use super::events::{self, Event};
+use super::events::Event;
 use super::{Store, StoreError};
 use crate::domain::{ErasedBy, Status};
 
@@ -59,8 +59,8 @@ impl Store {
             record(&mut tx, by, gone.len() as u64, now).await?;
             let mut emails = Vec::with_capacity(gone.len());
             for (email, id) in gone {
-                let body = events::body(Event::Erased, &id, None, None, now);
-                self.record(&mut tx, Event::Erased, &id, body, now).await?;
+                self.record(&mut tx, Event::Erased, &id, None, None, now)
+                    .await?;
                 emails.push(email);
             }
             purged

@@ -75,7 +75,7 @@ pub struct Counts {
 
 /// The JSON body of `event` about the entry `id` at `now`; for an address its owner
 /// confirmed, `person` is its name, address and interest, and `extra` anything more.
-pub(super) fn body(
+fn body(
     event: Event,
     id: &str,
     person: Option<(&str, &str, &str)>,
@@ -100,20 +100,23 @@ pub(super) fn body(
 }
 
 impl Store {
-    /// Records, in `tx`, that `event` happened to the entry `id` at `now`, with `body`
-    /// ([`body`]), when the servers have a receiver; an erasure first drops the events of
-    /// that entry not yet delivered that carry what its owner asked to be forgotten.
+    /// Records, in `tx`, that `event` happened to the entry `id` at `now` (its body says
+    /// `person` and `extra`, see [`body`]), when the servers have a receiver: without one,
+    /// nothing is built or kept. An erasure first drops the events of that entry not yet
+    /// delivered that carry what its owner asked to be forgotten.
     pub(super) async fn record(
         &self,
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
         event: Event,
         id: &str,
-        body: String,
+        person: Option<(&str, &str, &str)>,
+        extra: Option<(&str, serde_json::Value)>,
         now: i64,
     ) -> Result<(), sqlx::Error> {
         if !self.webhooks.load(Ordering::Relaxed) {
             return Ok(());
         }
+        let body = body(event, id, person, extra, now);
         if event == Event::Erased {
             sqlx::query(
                 "DELETE FROM webhooks WHERE entry_id = $1 AND delivered_at IS NULL

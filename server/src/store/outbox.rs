@@ -5,7 +5,7 @@
 use lathe_core::retention::MAILS_PER_DAY;
 use sqlx::Row;
 
-use super::events::{self, Event};
+use super::events::Event;
 use super::queue::{self, NotSent, OUTBOX, Queue, Queued};
 use super::{Store, StoreError};
 use crate::domain::token::random_id;
@@ -135,8 +135,7 @@ impl Store {
             if let Some((id, name, address, interest)) = entry {
                 let person = Some((name.as_str(), address.as_str(), interest.as_str()));
                 let wave = Some(("wave", serde_json::Value::from(wave)));
-                let body = events::body(Event::InvitationSent, &id, person, wave, now);
-                self.record(&mut tx, Event::InvitationSent, &id, body, now)
+                self.record(&mut tx, Event::InvitationSent, &id, person, wave, now)
                     .await?;
             }
         }

@@ -74,6 +74,7 @@ impl Default for Settings {
 pub struct Waitlist {
     store: Store,
     settings: Arc<Settings>,
+    /// The allowance in memory, with SQLite.
     limiter: Option<Arc<DefaultKeyedRateLimiter<IpAddr>>>,
     confirming: Option<Confirming>,
     proofs: Option<Proofs>,
@@ -95,8 +96,11 @@ impl FromRef<Waitlist> for Arc<Settings> {
 impl Waitlist {
     /// The endpoint over `store`.
     pub fn new(store: Store, settings: Settings) -> Self {
+        // SQLite has one process: the allowance is kept in its memory. PostgreSQL's
+        // instances share theirs in the database (see `admit`).
         let limiter = settings
             .per_minute
+            .filter(|_| store.backend() == Backend::Sqlite)
             .map(|n| Arc::new(RateLimiter::keyed(Quota::per_minute(n))));
         Self {
             store,
@@ -169,8 +173,9 @@ impl Waitlist {
             None => links::not_confirming(),
         };
         let mut routes = Router::new().route(PATH, post(sign_up::sign_up));
-        if self.proofs.is_some() {
-            routes = routes.route(proof::CHALLENGE_PATH, get(proof::challenge));
+        if let Some(proofs) = self.proofs.clone() {
+            let challenge = move || std::future::ready(proof::challenge(&proofs));
+            routes = routes.route(proof::CHALLENGE_PATH, get(challenge));
         }
         routes
             .with_state(self)
@@ -182,10 +187,16 @@ impl Waitlist {
     /// Takes one sign-up from `client`'s allowance: on PostgreSQL, in the database, so
     /// that every server on it counts it together; on SQLite (one process), in memory.
     async fn admit(&self, client: &Client) -> Result<(), SignUpError> {
-        let (Some(limiter), Some(per_minute)) = (&self.limiter, self.settings.per_minute) else {
+        let Some(per_minute) = self.settings.per_minute else {
             return Ok(());
         };
-        let wait = if self.store.backend() == Backend::Postgres {
+        let wait = if let Some(limiter) = &self.limiter {
+            let now = DefaultClock::default().now();
+            limiter
+                .check_key(&client.ip())
+                .err()
+                .map(|not_until| not_until.wait_time_from(now))
+        } else {
             let now = crate::now_ms();
             let wait = self
                 .store
@@ -193,12 +204,6 @@ impl Waitlist {
                 .await;
             let wait = wait.map_err(SignUpError::NotStored)?;
             wait.map(|ms| Duration::from_millis(ms.unsigned_abs()))
-        } else {
-            let now = DefaultClock::default().now();
-            limiter
-                .check_key(&client.ip())
-                .err()
-                .map(|not_until| not_until.wait_time_from(now))
         };
         match wait {
             None => Ok(()),

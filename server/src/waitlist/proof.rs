@@ -8,13 +8,11 @@
 use std::ops::RangeInclusive;
 
 use axum::Json;
-use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use super::Waitlist;
 use crate::domain::token::Key;
 
 /// The path challenges are issued at.
@@ -142,10 +140,7 @@ impl Proofs {
 
 /// `GET /api/waitlist/challenge`: a new challenge, as the ALTCHA widget and the core
 /// take it.
-pub(super) async fn challenge(State(waitlist): State<Waitlist>) -> Response {
-    let Some(proofs) = &waitlist.proofs else {
-        return axum::http::StatusCode::NOT_FOUND.into_response();
-    };
+pub(super) fn challenge(proofs: &Proofs) -> Response {
     let mut response = Json(proofs.challenge(crate::now_ms())).into_response();
     response
         .headers_mut()
