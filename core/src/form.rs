@@ -1,5 +1,10 @@
 //! The waitlist form's state machine (spec §4): idle → submitting → submitted → idle.
 //!
+//! A form that sends can also carry a proof of work ([`crate::proof`]) with each send:
+//! the machine owns the rule (asked for at the first edit, no send without one, a refused
+//! one replaced and the send retried once); the UI fetches and solves the challenges it
+//! asks for, and sends what [`FormMachine::take_send`] gives it.
+//!
 //! Time is an input. The machine never reads a clock: the caller passes `now` in
 //! milliseconds (any monotonic clock) and asks [`FormMachine::wake_at`] when to call
 //! [`FormMachine::tick`] next.
@@ -110,6 +115,30 @@ impl EditError {
     }
 }
 
+/// Where a form's proof of work is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Proof {
+    /// None asked for yet: the first edit asks.
+    Unasked,
+    /// The UI is fetching and solving round `n` ([`FormState::proof_round`]).
+    Solving(u32),
+    /// Solved: the `altcha` payload the next send carries.
+    Ready(String),
+    /// The server asks for none (it has no challenges to give).
+    NotRequired,
+}
+
+/// A send the UI is to make now ([`FormMachine::take_send`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify), tsify(missing_as_null))]
+pub struct Outgoing {
+    /// The submit's number, to report its outcome with.
+    pub attempt: u32,
+    /// The proof of work it carries, if the form has one: the `altcha` field.
+    pub altcha: Option<String>,
+}
+
 /// Everything the form's UI renders, at one moment.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -127,6 +156,10 @@ pub struct FormState {
     pub wake_at: Option<f64>,
     /// Set when the last submit could not be delivered ([`Delivery::Sent`] only).
     pub notice: Option<Notice>,
+    /// The round of proof of work the UI is to fetch and solve now, if any: report it
+    /// with [`FormMachine::solved`], [`FormMachine::unsolved`] or
+    /// [`FormMachine::proof_not_required`].
+    pub proof_round: Option<u32>,
 }
 
 /// The form's fixed values (spec §3, §4, §5 and §9), for a UI to render from.
@@ -190,6 +223,16 @@ pub struct FormMachine {
     /// The number of the last valid submit: a report for any other is stale.
     attempt: u32,
     notice: Option<Notice>,
+    /// The proof of work, for a form that sends with one.
+    proof: Option<Proof>,
+    /// The last round of proof of work asked for: a report for another is stale.
+    round: u32,
+    /// The send the UI is to make.
+    outbox: Option<Outgoing>,
+    /// The submit under way waits for its proof of work.
+    awaiting_proof: bool,
+    /// The submit under way was already retried with a new proof.
+    retried: bool,
 }
 
 impl FormMachine {
@@ -204,6 +247,15 @@ impl FormMachine {
         Self {
             delivery: Delivery::Sent,
             ..Self::default()
+        }
+    }
+
+    /// A form that sends, each send carrying a proof of work: the first edit asks for one
+    /// ([`FormState::proof_round`]).
+    pub fn sending_with_proof() -> Self {
+        Self {
+            proof: Some(Proof::Unasked),
+            ..Self::sending()
         }
     }
 
@@ -260,6 +312,10 @@ impl FormMachine {
             submit_label: self.submit_label(),
             wake_at: self.wake_at,
             notice: self.notice,
+            proof_round: match self.proof {
+                Some(Proof::Solving(round)) => Some(round),
+                _ => None,
+            },
         }
     }
 
@@ -271,7 +327,11 @@ impl FormMachine {
         if let Some(busy) = EditError::busy(self.phase) {
             return Err(busy);
         }
+        let before = self.values.clone();
         self.values.apply(update);
+        if self.values != before {
+            self.touched();
+        }
         Ok(())
     }
 
@@ -291,12 +351,32 @@ impl FormMachine {
             Field::Role => &mut self.values.role,
             Field::Message => &mut self.values.message,
             Field::Interest => {
-                self.values.interest = value.parse::<Interest>()?;
+                let interest = value.parse::<Interest>()?;
+                if interest != self.values.interest {
+                    self.values.interest = interest;
+                    self.touched();
+                }
                 return Ok(());
             }
         };
-        value.clone_into(slot);
+        if slot != value {
+            value.clone_into(slot);
+            self.touched();
+        }
         Ok(())
+    }
+
+    /// The visitor changed something: the first change asks for a proof of work.
+    fn touched(&mut self) {
+        if self.proof == Some(Proof::Unasked) {
+            self.ask_proof();
+        }
+    }
+
+    /// Asks the UI for a new round of proof of work.
+    fn ask_proof(&mut self) {
+        self.round = self.round.wrapping_add(1);
+        self.proof = Some(Proof::Solving(self.round));
     }
 
     /// Submits at time `now`: valid data starts the simulated wait, invalid data stays
@@ -317,11 +397,116 @@ impl FormMachine {
                 Delivery::Sent => DELIVERY_TIMEOUT_MS,
             };
             self.wake_at = Some(now + f64::from(wait));
+            self.retried = false;
+            self.queue_send();
             SubmitOutcome::Started
         } else {
             self.errors = errors;
             SubmitOutcome::Invalid
         }
+    }
+
+    /// Puts the submit under way in the outbox, with its proof of work; without one yet,
+    /// it waits for it (asking for it if nobody has).
+    fn queue_send(&mut self) {
+        if self.delivery != Delivery::Sent {
+            return;
+        }
+        let altcha = match self.proof.take() {
+            None => None,
+            Some(Proof::NotRequired) => {
+                self.proof = Some(Proof::NotRequired);
+                None
+            }
+            // Spent by this send: the next is asked for when it is needed.
+            Some(Proof::Ready(payload)) => {
+                self.proof = Some(Proof::Unasked);
+                Some(payload)
+            }
+            Some(waiting @ (Proof::Unasked | Proof::Solving(_))) => {
+                self.proof = Some(waiting);
+                if self.proof == Some(Proof::Unasked) {
+                    self.ask_proof();
+                }
+                self.awaiting_proof = true;
+                return;
+            }
+        };
+        self.awaiting_proof = false;
+        self.outbox = Some(Outgoing {
+            attempt: self.attempt,
+            altcha,
+        });
+    }
+
+    /// The send the UI is to make now, once: after a submit starts, or once its proof of
+    /// work is solved. `None` when there is nothing to send.
+    pub fn take_send(&mut self) -> Option<Outgoing> {
+        self.outbox.take()
+    }
+
+    /// The UI's report that round `round` of proof of work is solved: the `altcha`
+    /// payload. A submit waiting for it is queued ([`Self::take_send`]). False (ignored)
+    /// for a round that is not the one asked for.
+    pub fn solved(&mut self, round: u32, payload: String) -> bool {
+        if self.proof != Some(Proof::Solving(round)) {
+            return false;
+        }
+        self.proof = Some(Proof::Ready(payload));
+        if self.awaiting_proof {
+            self.queue_send();
+        }
+        true
+    }
+
+    /// The UI's report that round `round` could not be solved (no challenge could be
+    /// fetched, or it was not one to solve): the next edit asks again, and a submit
+    /// waiting for it is not sent ([`Notice::NotSent`]). Ignored (false) as [`Self::solved`].
+    pub fn unsolved(&mut self, round: u32) -> bool {
+        if self.proof != Some(Proof::Solving(round)) {
+            return false;
+        }
+        self.proof = Some(Proof::Unasked);
+        if self.awaiting_proof {
+            self.awaiting_proof = false;
+            self.back_to_idle_not_sent();
+        }
+        true
+    }
+
+    /// The UI's report that the server asks for no proof of work (it issues no
+    /// challenges): sends go without one. Ignored (false) as [`Self::solved`].
+    pub fn proof_not_required(&mut self, round: u32) -> bool {
+        if self.proof != Some(Proof::Solving(round)) {
+            return false;
+        }
+        self.proof = Some(Proof::NotRequired);
+        if self.awaiting_proof {
+            self.queue_send();
+        }
+        true
+    }
+
+    /// The UI's report that the server refused submit `attempt`'s proof of work (missing,
+    /// not valid, expired or used), at `now`: the first time, a new proof is asked for
+    /// and the submit sent again with it, as a new attempt with its own deadline; the
+    /// second time, idle with [`Notice::NotSent`]. Ignored (false) as [`Self::delivered`].
+    pub fn proof_refused(&mut self, attempt: u32, now: f64) -> bool {
+        if !self.awaits(attempt) || !now.is_finite() {
+            return false;
+        }
+        if !matches!(self.proof, Some(Proof::Solving(_))) {
+            self.ask_proof();
+        }
+        if self.retried {
+            self.back_to_idle_not_sent();
+        } else {
+            self.retried = true;
+            self.attempt = self.attempt.wrapping_add(1);
+            self.wake_at = Some(now + f64::from(DELIVERY_TIMEOUT_MS));
+            self.queue_send();
+        }
+        true
     }
 
     /// Advances to time `now`; returns whether anything changed.
@@ -340,9 +525,15 @@ impl FormMachine {
                 true
             }
             (Phase::Submitted, Some(due)) if now >= due => {
+                let proof = self.proof.take().map(|proof| match proof {
+                    Proof::NotRequired => Proof::NotRequired,
+                    _ => Proof::Unasked,
+                });
                 *self = Self {
                     delivery: self.delivery,
                     attempt: self.attempt,
+                    round: self.round,
+                    proof,
                     ..Self::default()
                 };
                 true
@@ -398,6 +589,7 @@ impl FormMachine {
             self.phase = Phase::Idle;
             self.wake_at = None;
             self.errors = known;
+            self.back_to_idle();
         }
         true
     }
@@ -417,6 +609,17 @@ impl FormMachine {
         self.phase = Phase::Idle;
         self.wake_at = None;
         self.notice = Some(Notice::NotSent);
+        self.back_to_idle();
+    }
+
+    /// A submit came back undelivered: nothing waits to be sent, and a proof of work it
+    /// may have spent is replaced at once, for the visitor's next try.
+    fn back_to_idle(&mut self) {
+        self.outbox = None;
+        self.awaiting_proof = false;
+        if self.proof == Some(Proof::Unasked) {
+            self.ask_proof();
+        }
     }
 }
 
@@ -573,7 +776,7 @@ mod tests {
         assert_eq!(state.wake_at, Some(2010.0));
         assert_eq!(
             serde_json::to_string(&constants).unwrap(),
-            r#"{"submitDelayMs":2000,"thankYouMs":5000,"deliveryTimeoutMs":10000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null,"notice":null}}"#
+            r#"{"submitDelayMs":2000,"thankYouMs":5000,"deliveryTimeoutMs":10000,"messageRows":4,"fields":[{"field":"name","control":"text","required":true,"marked":true},{"field":"email","control":"email","required":true,"marked":true},{"field":"company","control":"text","required":false,"marked":false},{"field":"role","control":"text","required":false,"marked":false},{"field":"interest","control":"choice","required":false,"marked":false},{"field":"message","control":"multiline","required":true,"marked":false}],"interests":["general","enterprise","developer","partnership","press"],"submitLabel":"Request Early Access","submittingLabel":"Submitting...","initial":{"phase":"idle","values":{"name":"","email":"","company":"","role":"","message":"","interest":"general"},"errors":[],"submitLabel":"Request Early Access","wakeAt":null,"notice":null,"proofRound":null}}"#
         );
         let json = serde_json::to_value(&state).unwrap();
         assert_eq!(json["wakeAt"], 2010.0);
@@ -737,5 +940,246 @@ mod tests {
         assert!(!form.tick(f64::INFINITY));
         assert!(!form.tick(f64::NAN));
         assert_eq!(form.phase(), Phase::Idle);
+    }
+
+    /// A form that sends with proof of work, the three required fields typed.
+    fn proving_filled() -> FormMachine {
+        let mut form = FormMachine::sending_with_proof();
+        form.update(required_fields()).unwrap();
+        form
+    }
+
+    fn sent(form: &mut FormMachine) -> Outgoing {
+        form.take_send().expect("a send to make")
+    }
+
+    #[test]
+    fn a_sending_form_without_proof_sends_each_started_submit_once() {
+        let mut form = sending_filled();
+        assert_eq!(form.take_send(), None);
+        form.submit(0.0);
+        assert_eq!(
+            form.take_send(),
+            Some(Outgoing {
+                attempt: 1,
+                altcha: None
+            })
+        );
+        assert_eq!(form.take_send(), None);
+        assert_eq!(form.state().proof_round, None);
+    }
+
+    #[test]
+    fn a_simulated_form_sends_nothing_and_never_asks_for_proof() {
+        let mut form = filled();
+        form.submit(0.0);
+        assert_eq!(form.take_send(), None);
+        assert_eq!(form.state().proof_round, None);
+    }
+
+    #[test]
+    fn proof_is_asked_for_at_the_first_change_and_not_before() {
+        let mut form = FormMachine::sending_with_proof();
+        assert_eq!(form.state().proof_round, None);
+        // Handing over an empty draft changes nothing: no challenge for a page view.
+        form.update(FormUpdate::default()).unwrap();
+        form.set(Field::Name, "").unwrap();
+        form.set(Field::Interest, "general").unwrap();
+        assert_eq!(form.state().proof_round, None);
+        form.set(Field::Interest, "press").unwrap();
+        assert_eq!(form.state().proof_round, Some(1));
+        // Further edits ask nothing more.
+        form.set(Field::Name, "Ada").unwrap();
+        assert_eq!(form.state().proof_round, Some(1));
+    }
+
+    #[test]
+    fn a_solved_proof_goes_with_the_submit_and_is_spent() {
+        let mut form = proving_filled();
+        assert!(form.solved(1, "P1".into()));
+        assert_eq!(form.state().proof_round, None);
+        assert_eq!(form.submit(0.0), SubmitOutcome::Started);
+        assert_eq!(
+            sent(&mut form),
+            Outgoing {
+                attempt: 1,
+                altcha: Some("P1".into())
+            }
+        );
+        assert!(form.delivered(1, 500.0));
+        assert!(form.tick(5500.0));
+        // A new form after the thank-you panel: its first change asks for a new round.
+        assert_eq!(form.state().proof_round, None);
+        form.set(Field::Name, "Eve").unwrap();
+        assert_eq!(form.state().proof_round, Some(2));
+        assert!(!form.solved(1, "stale".into()));
+    }
+
+    #[test]
+    fn no_send_goes_without_its_proof_a_submit_waits_for_it() {
+        let mut form = proving_filled();
+        assert_eq!(form.submit(100.0), SubmitOutcome::Started);
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert_eq!(form.take_send(), None);
+        assert_eq!(form.submit_label(), "Submitting...");
+        // Stale rounds are ignored; the right one sends at once.
+        assert!(!form.solved(7, "P7".into()));
+        assert_eq!(form.take_send(), None);
+        assert!(form.solved(1, "P1".into()));
+        assert_eq!(
+            sent(&mut form),
+            Outgoing {
+                attempt: 1,
+                altcha: Some("P1".into())
+            }
+        );
+        // Still the submit's one deadline.
+        assert_eq!(form.wake_at(), Some(10_100.0));
+    }
+
+    #[test]
+    fn a_submit_without_any_change_asks_for_its_proof_itself() {
+        let mut form = FormMachine::sending_with_proof();
+        form.values = FormValues {
+            name: "Ada".into(),
+            email: "ada@example.com".into(),
+            message: "Hi".into(),
+            ..FormValues::default()
+        };
+        assert_eq!(form.submit(0.0), SubmitOutcome::Started);
+        assert_eq!(form.state().proof_round, Some(1));
+        assert_eq!(form.take_send(), None);
+        assert!(form.solved(1, "P1".into()));
+        assert_eq!(sent(&mut form).altcha.as_deref(), Some("P1"));
+    }
+
+    #[test]
+    fn a_refused_proof_is_replaced_and_the_submit_retried_once() {
+        let mut form = proving_filled();
+        form.solved(1, "P1".into());
+        form.submit(0.0);
+        assert_eq!(sent(&mut form).attempt, 1);
+
+        assert!(form.proof_refused(1, 300.0));
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert_eq!(form.state().proof_round, Some(2));
+        assert_eq!(form.take_send(), None);
+        assert_eq!(form.wake_at(), Some(10_300.0));
+        // The first send's answer is stale now.
+        assert!(!form.delivered(1, 400.0));
+        assert!(form.solved(2, "P2".into()));
+        assert_eq!(
+            sent(&mut form),
+            Outgoing {
+                attempt: 2,
+                altcha: Some("P2".into())
+            }
+        );
+
+        // Refused again: back to the form, nothing lost, a new proof on its way.
+        assert!(form.proof_refused(2, 900.0));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert_eq!(form.values().name, "Ada");
+        assert_eq!(form.state().proof_round, Some(3));
+        assert_eq!(form.take_send(), None);
+
+        // The visitor's next submit has its own retry.
+        form.solved(3, "P3".into());
+        form.submit(1000.0);
+        assert_eq!(sent(&mut form).altcha.as_deref(), Some("P3"));
+        assert!(form.proof_refused(3, 1100.0));
+        assert_eq!(form.phase(), Phase::Submitting);
+    }
+
+    #[test]
+    fn a_send_that_fails_spends_its_proof_and_a_new_one_is_asked_for() {
+        let mut form = proving_filled();
+        form.solved(1, "P1".into());
+        form.submit(0.0);
+        sent(&mut form);
+        assert!(form.failed(1));
+        assert_eq!(form.state().proof_round, Some(2));
+
+        form.solved(2, "P2".into());
+        form.submit(0.0);
+        sent(&mut form);
+        assert!(form.refused(2, &[(Field::Email, ErrorCode::InvalidEmail)]));
+        assert_eq!(form.state().proof_round, Some(3));
+
+        form.solved(3, "P3".into());
+        form.submit(0.0);
+        sent(&mut form);
+        assert!(form.tick(10_000.0));
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert_eq!(form.state().proof_round, Some(4));
+    }
+
+    #[test]
+    fn a_submit_whose_proof_never_comes_times_out_and_the_solve_goes_on() {
+        let mut form = proving_filled();
+        form.submit(0.0);
+        assert!(form.tick(10_000.0));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert_eq!(form.state().proof_round, Some(1));
+        // Solved late: kept for the next submit, not sent by itself.
+        assert!(form.solved(1, "P1".into()));
+        assert_eq!(form.take_send(), None);
+        form.submit(11_000.0);
+        assert_eq!(sent(&mut form).altcha.as_deref(), Some("P1"));
+    }
+
+    #[test]
+    fn an_unsolved_round_fails_a_waiting_submit_and_the_next_change_asks_again() {
+        let mut form = proving_filled();
+        assert!(!form.unsolved(2));
+        assert!(form.unsolved(1));
+        assert_eq!(form.state().proof_round, None);
+        form.set(Field::Role, "CTO").unwrap();
+        assert_eq!(form.state().proof_round, Some(2));
+        form.submit(0.0);
+        assert!(form.unsolved(2));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        // The visitor's next submit asks for a round itself.
+        form.submit(1.0);
+        assert_eq!(form.state().proof_round, Some(3));
+    }
+
+    #[test]
+    fn a_server_that_issues_no_challenges_gets_sends_without_proof() {
+        let mut form = proving_filled();
+        form.submit(0.0);
+        assert!(form.proof_not_required(1));
+        assert_eq!(
+            sent(&mut form),
+            Outgoing {
+                attempt: 1,
+                altcha: None
+            }
+        );
+        assert!(form.delivered(1, 1.0));
+        form.tick(5001.0);
+        form.set(Field::Name, "Eve").unwrap();
+        assert_eq!(form.state().proof_round, None);
+        // Unless it refuses a send for its proof after all: then one is asked for.
+        form.set(Field::Email, "eve@example.com").unwrap();
+        form.set(Field::Message, "Hi").unwrap();
+        form.submit(6000.0);
+        sent(&mut form);
+        assert!(form.proof_refused(2, 6100.0));
+        assert_eq!(form.state().proof_round, Some(2));
+    }
+
+    #[test]
+    fn proof_reports_at_the_wrong_time_are_ignored() {
+        let mut form = sending_filled();
+        assert!(!form.solved(0, "P".into()));
+        assert!(!form.proof_not_required(0));
+        form.submit(0.0);
+        assert!(!form.proof_refused(2, 0.0));
+        assert!(!form.proof_refused(1, f64::NAN));
+        assert_eq!(form.phase(), Phase::Submitting);
     }
 }

@@ -147,7 +147,8 @@ impl From<OtherSite> for SignUpError {
 impl IntoResponse for SignUpError {
     fn into_response(self) -> Response {
         self.log();
-        let mut body = json!({ "error": self.to_string() });
+        // The reason, for programs: a form tells a refused proof of work by it.
+        let mut body = json!({ "error": self.to_string(), "reason": self.reason() });
         if let SignUpError::BreaksRules(errors) = &self {
             body["errors"] = errors
                 .iter()

@@ -162,6 +162,17 @@ pub fn error(reply: &Reply) -> String {
     json(reply)["error"].as_str().unwrap_or_default().to_owned()
 }
 
+/// The status, and the refusal's `reason` (a sign-up's answer).
+pub fn refusal(reply: &Reply) -> (u16, String) {
+    (
+        reply.status,
+        json(reply)["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
 /// The status, and the body's `status` (a link's answer).
 pub fn status_of(reply: &Reply) -> (u16, String) {
     (

@@ -15,8 +15,8 @@ pub mod wait;
 pub mod webhooks;
 
 pub use client::{
-    Reply, error, get, held_for, json, post, post_json, post_to, post_token, post_with, send_bytes,
-    send_to, status_of,
+    Reply, error, get, held_for, json, post, post_json, post_to, post_token, post_with, refusal,
+    send_bytes, send_to, status_of,
 };
 pub use databases::{Postgres, Sqlite, sqlite};
 pub use forms::{NOTICE, load, sign_up, sign_up_with};

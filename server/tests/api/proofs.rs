@@ -1,5 +1,5 @@
 //! The proof of work (`--proof-of-work`): challenges the ALTCHA reference implementation
-//! (`altcha` from `PyPI`, `server/tests/altcha_solve.py`) solves, each solution accepted once,
+//! (`altcha` from `PyPI`, `core/tests/altcha_reference.py`) solves, each solution accepted once,
 //! on both databases and across two instances; missing, forged, tampered and expired
 //! solutions refused with their reasons.
 
@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use base64::Engine;
 use lathe_site::domain::token::Key;
 use lathe_site::store::Location;
-use lathe_site::waitlist::proof::{LIFETIME_S, Proofs};
-use lathe_site_testkit::{Reply, error, get, post, sign_up, sign_up_with, sqlite};
+use lathe_site::waitlist::proof::{COUNTERS, LIFETIME_S, Proofs};
+use lathe_site_testkit::{Reply, error, get, post, refusal, sign_up, sign_up_with, sqlite};
 
 use crate::helpers::{KEY, TestApp, collecting, unlimited};
 
@@ -25,9 +25,12 @@ fn asking(database: &Location, key: &str) -> TestApp {
 /// `challenge` (JSON) solved by the reference implementation: the `altcha` field.
 fn solved(challenge: &str) -> String {
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/python/bin/python");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/altcha_solve.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/altcha_reference.py"
+    );
     let mut child = Command::new(python)
-        .arg(script)
+        .args([script, "solve"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -66,6 +69,7 @@ fn accepts_each_solution_once(database: &Location) {
             "the sign-up needs its proof of work: please try again".into()
         )
     );
+    assert_eq!(refusal(&none), (400, "no-proof".into()));
     let proof = proof_from(app.address);
     assert_eq!(
         with_proof(app.address, "ada@example.com", &proof).status,
@@ -79,6 +83,7 @@ fn accepts_each_solution_once(database: &Location) {
             "the proof of work was used already: please try again".into()
         )
     );
+    assert_eq!(refusal(&again), (409, "used-proof".into()));
 }
 
 lathe_site_testkit::on_both_databases!(accepts_each_solution_once);
@@ -93,6 +98,7 @@ fn forged_tampered_and_expired_solutions_are_refused() {
     let forged = solved(&serde_json::to_string(&other.challenge(lathe_site::now_ms())).unwrap());
     let reply = with_proof(app.address, "forged@example.com", &forged);
     assert_eq!((reply.status, error(&reply)), (403, invalid.into()));
+    assert_eq!(refusal(&reply), (403, "bad-proof".into()));
     // Ours, with its answer altered, or its challenge made cheaper.
     let engine = base64::engine::general_purpose::STANDARD;
     let fresh = |app: &TestApp| -> serde_json::Value {
@@ -111,6 +117,7 @@ fn forged_tampered_and_expired_solutions_are_refused() {
         let tampered = engine.encode(tampered.to_string());
         let reply = with_proof(app.address, &format!("tampered{n}@example.com"), &tampered);
         assert_eq!((reply.status, error(&reply)), (403, invalid.into()), "{n}");
+        assert_eq!(refusal(&reply), (403, "bad-proof".into()), "{n}");
     }
     // Ours, signed as the server signs them, but issued a lifetime and a second ago.
     let ours = Proofs::new(&Key::new(KEY).unwrap());
@@ -124,11 +131,34 @@ fn forged_tampered_and_expired_solutions_are_refused() {
             "the proof of work has expired: please try again".into()
         )
     );
+    assert_eq!(refusal(&reply), (403, "expired-proof".into()));
     assert_eq!(
         with_proof(app.address, "junk@example.com", "not base64!").status,
         403
     );
     assert!(crate::helpers::stored(&database).is_empty());
+}
+
+#[test]
+fn the_cores_solver_is_accepted() {
+    let database = sqlite();
+    let app = asking(&database, KEY);
+    let reply = get(app.address, "/api/waitlist/challenge");
+    let json = reply.text();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let parameters = serde_json::from_value(value["parameters"].clone()).unwrap();
+    let challenge = lathe_core::proof::Challenge::new(json, parameters).unwrap();
+    let solution = challenge.solve(0, *COUNTERS.end() + 1).unwrap();
+    assert!(COUNTERS.contains(&solution.counter));
+    let proof = challenge.payload(&solution);
+    assert_eq!(
+        with_proof(app.address, "core@example.com", &proof).status,
+        201
+    );
+    assert_eq!(
+        refusal(&with_proof(app.address, "again@example.com", &proof)),
+        (409, "used-proof".into())
+    );
 }
 
 #[test]

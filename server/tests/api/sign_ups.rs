@@ -266,6 +266,7 @@ fn the_rules_and_their_messages_are_the_cores() {
         json(&reply),
         serde_json::json!({
             "error": "the sign-up breaks the form's rules",
+            "reason": "breaks-rules",
             "errors": [
                 { "field": "name", "code": "required", "message": "Full name is required" },
                 { "field": "email", "code": "invalid-email", "message": "Please enter a valid email address" },
