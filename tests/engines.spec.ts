@@ -3,11 +3,13 @@
 // scenarios where engines disagree most, written once and run in both (the projects
 // "firefox" and "webkit" in playwright.config.ts). Errors are read from the page's own
 // record (window.latheErrors), since WebKit's console cannot be read through its driver.
-import { test as base, expect } from "@playwright/test";
+import { expect } from "@playwright/test";
 import { By, Key, type WebDriver, type WebElement } from "selenium-webdriver";
 import { type Engine, type Session, startSession } from "./engines/driver";
 import { demo } from "../web/src/content/demo";
 import { routes } from "./helpers";
+// The waitlist's server (started only by the tests that use it).
+import { test as base } from "./waitlistServer";
 
 const test = base.extend<
   { driver: WebDriver; url: (path: string) => string },
@@ -189,6 +191,62 @@ test("the form: every message, then Submitting... for 2 s and the thank-you for 
   expect(Math.abs(reset - panel - 5000)).toBeLessThan(60);
   expect(await (await field("Full name")).getAttribute("value")).toBe("");
   expect(await errors(driver)).toEqual([]);
+});
+
+test.describe("the collecting form, with proof of work", () => {
+  test.use({ serverOptions: ["--proof-of-work"] });
+
+  test("solved in a worker while the visitor types, sent within 2 s of the submit, stored; a script without one is refused", async ({
+    driver,
+    server,
+  }) => {
+    await driver.get(`${server.url}/contact`);
+    await hydrated(driver);
+    const field = (label: string) =>
+      driver.findElement(
+        By.xpath(
+          `//label[starts-with(normalize-space(.), "${label}")]/following::*[self::input or self::textarea][1]`,
+        ),
+      );
+    const submit = () => driver.findElement(By.css("form.waitlist-form button[type=submit]"));
+    await until(driver, () => submit().then((b) => b.isEnabled()), Boolean);
+    await script(
+      driver,
+      `window.submittedAt = null;
+       document.querySelector("form.waitlist-form").addEventListener("submit", () => { window.submittedAt = performance.now(); }, { capture: true });`,
+    );
+    await fill(driver, await field("Full name"), "Ada Lovelace");
+    await fill(driver, await field("Email address"), "ada@example.com");
+    await fill(driver, await field("Message"), "An app for my bakery.");
+    await click(driver, await submit());
+    await until(
+      driver,
+      () => script<boolean>(driver, 'return Boolean(document.querySelector(".thank-you"))'),
+      Boolean,
+    );
+    const timing = await script<{ submitted: number; sent: number; solves: number }>(
+      driver,
+      `const post = performance.getEntriesByType("resource").find((e) => new URL(e.name).pathname === "/api/waitlist");
+       return { submitted: window.submittedAt, sent: post.startTime, solves: performance.getEntriesByName("lathe:proof-of-work").length };`,
+    );
+    expect(timing.solves).toBe(1);
+    expect(timing.sent - timing.submitted).toBeLessThanOrEqual(2000);
+    expect((await server.entries()).map((e) => [e.email, e.name])).toEqual([
+      ["ada@example.com", "Ada Lovelace"],
+    ]);
+    // A script in the same page that skips the work is refused.
+    const scripted = await driver.executeAsyncScript<[number, string]>(
+      `const done = arguments[arguments.length - 1];
+       fetch("/api/waitlist", {
+         method: "POST",
+         headers: { "Content-Type": "application/json" },
+         body: JSON.stringify({ name: "Bot", email: "bot@example.com", message: "Hi", privacyNotice: "2026-11-24" }),
+       }).then(async (r) => done([r.status, (await r.json()).reason]), (e) => done([0, String(e)]));`,
+    );
+    expect(scripted).toEqual([400, "no-proof"]);
+    expect((await server.entries()).map((e) => e.email)).toEqual(["ada@example.com"]);
+    expect(await errors(driver)).toEqual([]);
+  });
 });
 
 test("the theme toggle switches, and the choice survives a reload", async ({ driver, url }) => {

@@ -311,3 +311,145 @@ test("the page that sends is accessible, its honeypot hidden from everyone", asy
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations).toEqual([]);
 });
+
+test.describe("with proof of work (--proof-of-work)", () => {
+  test.use({ serverOptions: ["--proof-of-work"] });
+
+  /** The page's requests for challenges. */
+  function challenges(page: Page) {
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/api/waitlist/challenge") asked.push(r.method());
+    });
+    return asked;
+  }
+
+  /** ALTCHA's payload, decoded: base64 of {challenge, solution}. */
+  const decode = (altcha: string) =>
+    JSON.parse(Buffer.from(altcha, "base64").toString()) as {
+      challenge: { parameters: { algorithm: string; cost: number }; signature: string };
+      solution: { counter: number; derivedKey: string };
+    };
+
+  test("the form solves the server's challenge in the background and the sign-up lands", async ({
+    page,
+    server,
+  }) => {
+    const seen = watch(page, new URL(server.url).host);
+    const sent = posts(page);
+    const asked = challenges(page);
+    await open(page, server);
+    // A page view asks for nothing: the first change does.
+    expect(asked).toEqual([]);
+    await fill(page);
+    await submitAndBeThanked(page);
+    expect(asked).toEqual(["GET"]);
+    expect(sent).toHaveLength(1);
+    const { altcha, ...signUp } = JSON.parse(sent[0] ?? "") as Record<string, string>;
+    expect(signUp).toEqual({
+      ...typed,
+      interest: "enterprise",
+      privacyNotice: privacyVersion,
+      website: "",
+    });
+    const payload = decode(altcha ?? "");
+    expect(payload.challenge.parameters.algorithm).toBe("PBKDF2/SHA-256");
+    expect(payload.solution.derivedKey).toMatch(/^[0-9a-f]{64}$/);
+    expect((await server.entries()).map((e) => e.email)).toEqual([typed.email]);
+    seen.expectClean();
+  });
+
+  test("a script without a solution is refused, and so is one replaying the form's", async ({
+    page,
+    request,
+    server,
+  }) => {
+    const script = (body: Record<string, string>) =>
+      request.post(`${server.url}/api/waitlist`, {
+        data: {
+          ...typed,
+          interest: "general",
+          privacyNotice: privacyVersion,
+          website: "",
+          ...body,
+        },
+        headers: { Origin: server.url },
+      });
+    const none = await script({ email: "script@example.com" });
+    expect(none.status()).toBe(400);
+    expect(await none.json()).toEqual({
+      error: "the sign-up needs its proof of work: please try again",
+      reason: "no-proof",
+    });
+    const sent = posts(page);
+    await openFilled(page, server);
+    await submitAndBeThanked(page);
+    const { altcha } = JSON.parse(sent[0] ?? "") as { altcha: string };
+    const replay = await script({ email: "replay@example.com", altcha });
+    expect(replay.status()).toBe(409);
+    expect(await replay.json()).toEqual({
+      error: "the proof of work was used already: please try again",
+      reason: "used-proof",
+    });
+    expect((await server.entries()).map((e) => e.email)).toEqual([typed.email]);
+  });
+
+  test("a refused proof: a new challenge, solved, and the sign-up sent again once", async ({
+    page,
+    server,
+  }) => {
+    const sent = posts(page);
+    const asked = challenges(page);
+    await openFilled(page, server);
+    // The first answer says the proof was used (as if replayed by someone else).
+    await page.route(
+      "**/api/waitlist",
+      (route) =>
+        route.fulfill({
+          status: 409,
+          contentType: "application/json",
+          body: JSON.stringify({ error: "used", reason: "used-proof" }),
+        }),
+      { times: 1 },
+    );
+    await submitAndBeThanked(page);
+    expect(asked).toEqual(["GET", "GET"]);
+    expect(sent).toHaveLength(2);
+    const [first, second] = sent.map((body) => (JSON.parse(body) as { altcha: string }).altcha);
+    expect(first).not.toEqual(second);
+    expect((await server.entries()).map((e) => e.email)).toEqual([typed.email]);
+  });
+
+  test("the visitor waits at most the spec's 2 s for the proof, then only for the answer", async ({
+    page,
+    server,
+  }) => {
+    // The real clock: what is measured is the solve.
+    await page.goto(`${server.url}/contact`);
+    await coreReady(page);
+    await page.evaluate(() => {
+      document.querySelector("form.waitlist-form")?.addEventListener(
+        "submit",
+        () => {
+          (window as unknown as { submittedAt: number }).submittedAt = performance.now();
+        },
+        { capture: true },
+      );
+    });
+    // Typed as fast as a script can: the solve starts at the first change.
+    await fill(page);
+    await submitAndBeThanked(page);
+    const timing = await page.evaluate(() => {
+      const post = performance
+        .getEntriesByType("resource")
+        .find((e) => new URL(e.name).pathname === "/api/waitlist") as PerformanceResourceTiming;
+      return {
+        submitted: (window as unknown as { submittedAt: number }).submittedAt,
+        sent: post.startTime,
+        solves: performance.getEntriesByName("lathe:proof-of-work").length,
+      };
+    });
+    expect(timing.solves).toBe(1);
+    expect(timing.sent - timing.submitted).toBeLessThanOrEqual(2000);
+  });
+});

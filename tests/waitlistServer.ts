@@ -17,6 +17,8 @@ const binary = join(root, "target/release/lathe-site");
 const dist = join(root, "web/dist-waitlist");
 /** The key the server signs its links with, in these tests. */
 const tokenKey = "a key for the browser tests, over 32 bytes";
+/** The key it signs its proof-of-work challenges with (used with --proof-of-work). */
+const proofKey = "the browser tests' proof-of-work key, over 32 bytes";
 
 export interface Entry {
   email: string;
@@ -142,7 +144,7 @@ async function startMailbox(folder: string): Promise<[Mailbox, ChildProcess]> {
 async function launch(args: string[]): Promise<ChildProcess> {
   const child = spawn(binary, ["serve", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, LATHE_TOKEN_KEY: tokenKey },
+    env: { ...process.env, LATHE_TOKEN_KEY: tokenKey, LATHE_PROOF_KEY: proofKey },
   });
   await new Promise<void>((resolve, reject) => {
     let said = "";

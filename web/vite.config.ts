@@ -278,6 +278,9 @@ export default defineConfig(({ isSsrBuild }) => ({
       },
     },
   },
+  // The proof-of-work solver's worker (src/proof/solver.worker.ts) loads the core as the
+  // page does, by a dynamic import: an ES module worker, which code-splitting allows.
+  worker: { format: "es" },
   preview: { port: 4173, strictPort: true },
   test: {
     environment: "jsdom",

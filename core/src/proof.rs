@@ -3,13 +3,13 @@
 //! the challenge's prefix, and the payload the sign-up's `altcha` field carries (base64 of
 //! `{"challenge", "solution"}`, as the ALTCHA specification encodes it).
 //!
-//! The hash is RustCrypto's `pbkdf2` and `sha2`, the crates the `altcha` crate derives
+//! The hash comes from the `pbkdf2` and `sha2` crates, which the `altcha` crate derives
 //! with; the `altcha` crate itself is not used here because it brings `serde_json`, `rand`
 //! and `getrandom` into the wasm for what a solver never does (sign, verify, draw).
-//! Interoperability is tested instead: the server's `altcha` crate and PyPI's reference
-//! `altcha` verify these payloads. Hex and base64 are written here, not taken from the
-//! `hex` and `base64` crates: those cost 9 KB of the wasm's 40 KB (gzipped) budget, and
-//! the tests check these few lines against them.
+//! Interoperability is tested instead: the server's `altcha` crate and the reference
+//! implementation (`altcha` from the Python Package Index) verify these payloads. Hex and
+//! base64 are written here, not taken from the `hex` and `base64` crates: those cost 9 KB
+//! of the wasm's 40 KB (gzipped) budget, and the tests check these few lines against them.
 
 use serde::Deserialize;
 use sha2::Sha256;
@@ -246,6 +246,8 @@ fn push_decimal(out: &mut String, n: u32) {
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine;
+
     use super::*;
 
     fn parameters(prefix: &str) -> Parameters {
@@ -307,7 +309,6 @@ mod tests {
             counter: 3,
             derived_key: vec![0xab, 0x01],
         };
-        use base64::Engine;
         let decoded = base64::engine::general_purpose::STANDARD
             .decode(challenge.payload(&solution))
             .unwrap();
@@ -319,7 +320,6 @@ mod tests {
 
     #[test]
     fn hex_and_base64_are_the_crates_own() {
-        use base64::Engine;
         for len in 0..70 {
             let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + len) as u8).collect();
             assert_eq!(

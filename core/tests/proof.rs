@@ -1,8 +1,8 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The solver (`lathe_core::proof`) against two implementations that are not ours: the
-//! `altcha` crate the server verifies with, and PyPI's reference `altcha` (installed by
-//! scripts/setup.sh into .tools/python). Each makes a challenge, ours solves it, and each
-//! verifies our payload.
+//! `altcha` crate the server verifies with, and the reference `altcha` from the Python
+//! Package Index (installed by `scripts/setup.sh` into `.tools/python`). Each makes a
+//! challenge, ours solves it, and each verifies our payload. Native only.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;
 
@@ -47,7 +47,7 @@ fn the_altcha_crate_verifies_our_payloads() {
     }
 }
 
-/// PyPI's altcha, running `command` of core/tests/altcha_reference.py.
+/// The reference implementation: `core/tests/altcha_reference.py` with `arguments`.
 fn reference(arguments: &[&str], input: Option<&str>) -> (bool, String) {
     use std::io::Write;
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/python/bin/python");

@@ -10,3 +10,12 @@ declare const __WAITLIST_URL__: string;
 export const waitlistEndpoint: string | null =
   // Outside a Vite build (the browser tests' Node reads routes.ts) there is no setting.
   (typeof __WAITLIST_URL__ === "undefined" ? "" : __WAITLIST_URL__) || null;
+
+/**
+ * Where a form posting to `endpoint` asks for its proof-of-work challenges: the
+ * endpoint's `/challenge` (a server without `--proof-of-work` has none, and the form then
+ * sends without).
+ */
+export function challengeUrl(endpoint: string): string {
+  return `${endpoint.replace(/\/$/, "")}/challenge`;
+}

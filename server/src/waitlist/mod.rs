@@ -172,12 +172,11 @@ impl Waitlist {
             }),
             None => links::not_confirming(),
         };
-        let mut routes = Router::new().route(PATH, post(sign_up::sign_up));
-        if let Some(proofs) = self.proofs.clone() {
-            let challenge = move || std::future::ready(proof::challenge(&proofs));
-            routes = routes.route(proof::CHALLENGE_PATH, get(challenge));
-        }
-        routes
+        let proofs = self.proofs.clone();
+        let challenge = move || std::future::ready(proof::challenge(proofs.as_ref()));
+        Router::new()
+            .route(PATH, post(sign_up::sign_up))
+            .route(proof::CHALLENGE_PATH, get(challenge))
             .with_state(self)
             .merge(links)
             .layer(deadline)

@@ -8,7 +8,7 @@
 use std::ops::RangeInclusive;
 
 use axum::Json;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -139,9 +139,13 @@ impl Proofs {
 }
 
 /// `GET /api/waitlist/challenge`: a new challenge, as the ALTCHA widget and the core
-/// take it.
-pub(super) fn challenge(proofs: &Proofs) -> Response {
-    let mut response = Json(proofs.challenge(crate::now_ms())).into_response();
+/// take it; 204 (no content) from a server that asks for no proof, so that a form can
+/// tell, with no error in the visitor's console.
+pub(super) fn challenge(proofs: Option<&Proofs>) -> Response {
+    let mut response = match proofs {
+        Some(proofs) => Json(proofs.challenge(crate::now_ms())).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    };
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -182,9 +182,11 @@ fn two_instances_share_one_key_and_one_record_of_what_was_used() {
 }
 
 #[test]
-fn without_the_flag_there_is_no_challenge_and_no_proof_is_asked() {
+fn without_the_flag_no_proof_is_asked_and_the_challenge_route_says_so() {
     let database = sqlite();
     let app = TestApp::collecting(&database, unlimited());
-    assert_eq!(get(app.address, "/api/waitlist/challenge").status, 404);
+    let none = get(app.address, "/api/waitlist/challenge");
+    assert_eq!((none.status, none.text()), (204, String::new()));
+    assert_eq!(none.header("cache-control"), Some("no-store"));
     assert_eq!(post(app.address, &sign_up("plain@example.com")).status, 201);
 }

@@ -205,27 +205,39 @@ describe("WaitlistForm", () => {
   });
 
   describe("with an endpoint", () => {
-    /** A fetch that answers when told to, recording what it was sent. */
-    function fakeServer() {
-      const calls: { url: string; init: RequestInit; answer: (r: Response | Error) => void }[] = [];
+    interface Call {
+      url: string;
+      init: RequestInit;
+      answer: (r: Response | Error) => void;
+    }
+    /**
+     * A fetch that answers when told to, recording what it was sent: sign-ups in the list
+     * returned, challenges in `challenges` if given, else answered 204 at once (a server
+     * without --proof-of-work).
+     */
+    function fakeServer(challenges?: Call[]) {
+      const calls: Call[] = [];
       vi.stubGlobal(
         "fetch",
-        vi.fn(
-          (url: string, init: RequestInit) =>
-            new Promise<Response>((resolve, reject) => {
-              calls.push({
-                url,
-                init,
-                answer: (r) => {
-                  if (r instanceof Error) reject(r);
-                  else resolve(r);
-                },
-              });
-              init.signal?.addEventListener("abort", () => {
-                reject(new DOMException("aborted", "AbortError"));
-              });
-            }),
-        ),
+        vi.fn((url: string, init: RequestInit) => {
+          if (url === "/api/waitlist/challenge" && !challenges) {
+            return Promise.resolve(new Response(null, { status: 204 }));
+          }
+          const list = url === "/api/waitlist/challenge" && challenges ? challenges : calls;
+          return new Promise<Response>((resolve, reject) => {
+            list.push({
+              url,
+              init,
+              answer: (r) => {
+                if (r instanceof Error) reject(r);
+                else resolve(r);
+              },
+            });
+            init.signal?.addEventListener("abort", () => {
+              reject(new DOMException("aborted", "AbortError"));
+            });
+          });
+        }),
       );
       return calls;
     }
@@ -308,6 +320,136 @@ describe("WaitlistForm", () => {
         expect(field(/Email address/)).toHaveValue("ada@example.com");
       }
       expect(calls).toHaveLength(4);
+    });
+
+    /** The solver's workers the form starts; each answers when told to. */
+    class FakeWorker {
+      static made: FakeWorker[] = [];
+      challenge: string | null = null;
+      terminated = false;
+      private readonly listeners = new Map<string, (event: { data: unknown }) => void>();
+      constructor() {
+        FakeWorker.made.push(this);
+      }
+      addEventListener(type: string, listener: (event: { data: unknown }) => void) {
+        this.listeners.set(type, listener);
+      }
+      postMessage(challenge: string) {
+        this.challenge = challenge;
+      }
+      terminate() {
+        this.terminated = true;
+      }
+      solve(payload: string) {
+        this.listeners.get("message")?.({ data: { payload } });
+      }
+    }
+
+    /** Answers the last challenge request with `text`, then lets the worker start. */
+    async function issue(challenges: Call[], text: string) {
+      await act(async () => {
+        challenges.at(-1)?.answer(new Response(text, { status: 200 }));
+        await vi.advanceTimersByTimeAsync(0);
+      });
+    }
+
+    async function solve(worker: FakeWorker | undefined, payload: string) {
+      await act(async () => {
+        worker?.solve(payload);
+        await vi.advanceTimersByTimeAsync(0);
+      });
+    }
+
+    const body = (call: Call | undefined) =>
+      JSON.parse(call?.init.body as string) as Record<string, unknown>;
+
+    describe("and a server that asks for proof of work", () => {
+      beforeEach(() => {
+        FakeWorker.made = [];
+        vi.stubGlobal("Worker", FakeWorker);
+      });
+
+      it("asks for a challenge at the first change, not before, and solves it in a worker", async () => {
+        const challenges: Call[] = [];
+        fakeServer(challenges);
+        const { user } = setup({ core, endpoint: "/api/waitlist" });
+        await advance(0);
+        expect(challenges).toHaveLength(0);
+        await user.type(field(/Full name/), "A");
+        expect(challenges.map((c) => c.url)).toEqual(["/api/waitlist/challenge"]);
+        await issue(challenges, '{"challenge":1}');
+        expect(FakeWorker.made.map((w) => w.challenge)).toEqual(['{"challenge":1}']);
+        await user.type(field(/Full name/), "da");
+        expect(challenges).toHaveLength(1);
+      });
+
+      it("sends nothing without the solution, then sends it with the sign-up", async () => {
+        const challenges: Call[] = [];
+        const calls = fakeServer(challenges);
+        const { user } = setup({ core, endpoint: "/api/waitlist" });
+        await fillValid(user);
+        await issue(challenges, "C1");
+        await user.click(submitButton());
+        expect(submitButton()).toHaveTextContent("Submitting...");
+        expect(calls).toHaveLength(0);
+        await solve(FakeWorker.made[0], "P1");
+        expect(FakeWorker.made[0]?.terminated).toBe(true);
+        expect(calls).toHaveLength(1);
+        expect(body(calls[0])).toMatchObject({ name: "Ada Lovelace", altcha: "P1" });
+        await act(async () => {
+          calls[0]?.answer(new Response('{"status":"added"}', { status: 201 }));
+          await vi.advanceTimersByTimeAsync(0);
+        });
+        expect(await screen.findByRole("heading", { name: "Thank you!" })).toBeInTheDocument();
+      });
+
+      it("replaces a refused proof and retries once; a second refusal keeps everything", async () => {
+        const challenges: Call[] = [];
+        const calls = fakeServer(challenges);
+        const { user } = setup({ core, endpoint: "/api/waitlist" });
+        await fillValid(user);
+        await issue(challenges, "C1");
+        await solve(FakeWorker.made[0], "P1");
+        await user.click(submitButton());
+        expect(body(calls[0])).toMatchObject({ altcha: "P1" });
+        const refuse = async (status: number, reason: string) => {
+          await act(async () => {
+            calls.at(-1)?.answer(new Response(JSON.stringify({ error: "…", reason }), { status }));
+            await vi.advanceTimersByTimeAsync(0);
+          });
+        };
+        await refuse(409, "used-proof");
+        // Still submitting: a new challenge, solved, and the same sign-up sent again.
+        expect(submitButton()).toHaveTextContent("Submitting...");
+        expect(challenges).toHaveLength(2);
+        await issue(challenges, "C2");
+        await solve(FakeWorker.made[1], "P2");
+        expect(calls).toHaveLength(2);
+        expect(body(calls[1])).toMatchObject({ name: "Ada Lovelace", altcha: "P2" });
+        await refuse(403, "expired-proof");
+        expect(screen.getByRole("alert")).toHaveTextContent(
+          /could not be sent, but nothing is lost/,
+        );
+        expect(field(/Full name/)).toHaveValue("Ada Lovelace");
+        // A new proof is already on its way for the next try.
+        expect(challenges).toHaveLength(3);
+        expect(calls).toHaveLength(2);
+      });
+
+      it("says the form was not sent when no challenge can be had", async () => {
+        const challenges: Call[] = [];
+        const calls = fakeServer(challenges);
+        const { user } = setup({ core, endpoint: "/api/waitlist" });
+        await fillValid(user);
+        await user.click(submitButton());
+        await act(async () => {
+          challenges[0]?.answer(new Response("", { status: 503 }));
+          await vi.advanceTimersByTimeAsync(0);
+        });
+        expect(screen.getByRole("alert")).toHaveTextContent(/could not be sent/);
+        expect(calls).toHaveLength(0);
+        expect(FakeWorker.made).toHaveLength(0);
+      });
     });
   });
 });

@@ -1,5 +1,5 @@
 import { type SubmitEvent, useEffect, useEffectEvent, useId, useRef } from "react";
-import { waitlistEndpoint } from "../config";
+import { challengeUrl, waitlistEndpoint } from "../config";
 import { type Core, type Field, constants } from "../core";
 import { company } from "../content/company";
 import { fieldText, formText } from "../content/form";
@@ -31,7 +31,9 @@ export function WaitlistForm({
 }: WaitlistFormProps) {
   const form = useWaitlistForm(
     core,
-    endpoint === null ? null : { endpoint, privacyNotice: formText.privacyVersion },
+    endpoint === null
+      ? null
+      : { endpoint, privacyNotice: formText.privacyVersion, challenge: challengeUrl(endpoint) },
   );
   const idPrefix = useId();
   const id = (field: Field | "website") => `${idPrefix}-${field}`;

@@ -1,4 +1,6 @@
 // @vitest-environment node
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { fieldText, interestLabels } from "../content/form";
 import { CoreError, type FormUpdate, constants, loadCore } from ".";
 
@@ -46,6 +48,7 @@ describe("the core facade", () => {
       submitLabel: "Request Early Access",
       wakeAt: null,
       notice: null,
+      proofRound: null,
     });
   });
 
@@ -143,5 +146,63 @@ describe("the core facade", () => {
     } finally {
       form.dispose();
     }
+  });
+
+  describe("the proof-of-work solver, against ALTCHA's reference implementation", () => {
+    // PyPI's altcha, as scripts/setup.sh installs it (core/tests/altcha_reference.py).
+    const root = fileURLToPath(new URL("../../../", import.meta.url));
+    const reference = (args: string[], input = "") => {
+      const run = spawnSync(
+        `${root}.tools/python/bin/python`,
+        [`${root}core/tests/altcha_reference.py`, ...args],
+        { input, encoding: "utf8" },
+      );
+      return { ok: run.status === 0, out: `${run.stdout}${run.stderr}`.trim() };
+    };
+
+    it("solves the reference's challenges, and the reference verifies what the wasm sends", async () => {
+      const core = await loadCore();
+      for (const counter of ["0", "700"]) {
+        const created = reference(["create", "wasm secret", "100", counter]);
+        expect(created.ok, created.out).toBe(true);
+        const payload = core.solveChallenge(created.out);
+        const decoded = JSON.parse(Buffer.from(payload, "base64").toString()) as {
+          challenge: unknown;
+          solution: { counter: number };
+        };
+        expect(decoded.challenge).toEqual(JSON.parse(created.out));
+        expect(decoded.solution.counter).toBe(Number(counter));
+        expect(reference(["verify", "wasm secret"], payload)).toEqual({
+          ok: true,
+          out: "verified",
+        });
+        expect(reference(["verify", "another secret"], payload).ok).toBe(false);
+      }
+    });
+
+    it("refuses what is not a challenge it can solve, with a CoreError", async () => {
+      const core = await loadCore();
+      const created = JSON.parse(reference(["create", "s", "10", "1"]).out) as {
+        parameters: Record<string, unknown>;
+      };
+      const not = (parameters: Record<string, unknown>) =>
+        JSON.stringify({ ...created, parameters: { ...created.parameters, ...parameters } });
+      for (const text of [
+        "",
+        "{",
+        "[]",
+        '{"parameters":null}',
+        not({ algorithm: "SCRYPT" }),
+        not({ cost: 1.5 }),
+        not({ cost: "10" }),
+        not({ keyLength: 0 }),
+        not({ nonce: "zz" }),
+        not({ keyPrefix: undefined }),
+      ]) {
+        expect(() => core.solveChallenge(text), text).toThrow(
+          new CoreError("solve a challenge: not an ALTCHA challenge to solve"),
+        );
+      }
+    });
   });
 });

@@ -10,6 +10,7 @@ import type {
   FormConstants,
   FormState,
   FormUpdate,
+  Outgoing,
   RetentionConstants,
   SubmitOutcome,
   Variant,
@@ -32,6 +33,7 @@ export type {
   FormValues,
   Interest,
   Notice,
+  Outgoing,
   Phase,
   RetentionConstants,
   ShapeKind,
@@ -71,6 +73,19 @@ export interface FormHandle {
   failed(attempt: number): boolean;
   /** The server refused submit `attempt` for these fields: idle, with their errors. */
   refused(attempt: number, errors: readonly ReportedFieldError[]): boolean;
+  /**
+   * The send to make now, once (after `submit`, and after each report of proof of work):
+   * the attempt to report with and the `altcha` field. Undefined when there is none.
+   */
+  takeSend(): Outgoing | undefined;
+  /** Round `round` of proof of work (`state().proofRound`) is solved: its payload. */
+  solved(round: number, payload: string): boolean;
+  /** Round `round` could not be solved: a submit waiting for it fails. */
+  unsolved(round: number): boolean;
+  /** The server issues no challenges (round `round` found none): sends go without. */
+  proofNotRequired(round: number): boolean;
+  /** The server refused submit `attempt`'s proof at `now`: a new one, and one retry. */
+  proofRefused(attempt: number, now: number): boolean;
   /** Advances to `now`; true if the state changed. Call it at `state().wakeAt`. */
   tick(now: number): boolean;
   /** Everything the form renders. */
@@ -107,9 +122,17 @@ export interface BackgroundHandle {
 export interface Core {
   /**
    * A new idle, empty form. With `sending`, a valid submit waits for the caller to send
-   * the values and report the outcome (at most 10 s); without, it thanks after 2 s.
+   * the values and report the outcome (at most 10 s); without, it thanks after 2 s. With
+   * `proof` too, each send carries a proof of work the caller fetches and solves when
+   * `state().proofRound` asks.
    */
-  createForm(options?: { readonly sending?: boolean }): FormHandle;
+  createForm(options?: { readonly sending?: boolean; readonly proof?: boolean }): FormHandle;
+  /**
+   * Solves an ALTCHA challenge (the JSON text the server sent): the `altcha` payload. It
+   * blocks for as long as the work takes: call it in a worker. A `CoreError` if the text
+   * is not a challenge the core can solve.
+   */
+  solveChallenge(challenge: string): string;
   /** A new background for a `width` × `height` viewport; the same seed, the same shapes. */
   createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
 }
@@ -152,7 +175,11 @@ function call<T>(what: string, run: () => T): T {
 function createCore(pkg: Package): Core {
   return {
     createForm(options) {
-      const form = options?.sending ? pkg.WaitlistForm.sending() : new pkg.WaitlistForm();
+      const form = !options?.sending
+        ? new pkg.WaitlistForm()
+        : options.proof
+          ? pkg.WaitlistForm.sendingWithProof()
+          : pkg.WaitlistForm.sending();
       return {
         set: (values) => {
           call(`set ${Object.keys(values).join(", ")}`, () => {
@@ -164,6 +191,11 @@ function createCore(pkg: Package): Core {
         delivered: (attempt, now) => form.delivered(attempt, now),
         failed: (attempt) => form.failed(attempt),
         refused: (attempt, errors) => call("report a refusal", () => form.refused(attempt, errors)),
+        takeSend: () => form.takeSend(),
+        solved: (round, payload) => form.solved(round, payload),
+        unsolved: (round) => form.unsolved(round),
+        proofNotRequired: (round) => form.proofNotRequired(round),
+        proofRefused: (attempt, now) => form.proofRefused(attempt, now),
         tick: (now) => form.tick(now),
         state: () => form.state(),
         dispose: () => {
@@ -171,6 +203,7 @@ function createCore(pkg: Package): Core {
         },
       };
     },
+    solveChallenge: (challenge) => call("solve a challenge", () => pkg.solveChallenge(challenge)),
     createBackground(variant, width, height, seed) {
       const background = call(
         `create a ${variant} background`,

@@ -27,7 +27,10 @@ export interface FormHandleView {
  * times it asks for. The clock is `performance.now()`, so a test clock that fakes timers
  * fakes both.
  */
-export function useFormHandle(core: Core | null, sending: boolean): FormHandleView {
+export function useFormHandle(
+  core: Core | null,
+  { sending, proof }: { readonly sending: boolean; readonly proof: boolean },
+): FormHandleView {
   const handle = useRef<FormHandle | null>(null);
   const [state, setState] = useState<FormState>(constants.form.initial);
   const [submitsReturned, setSubmitsReturned] = useState(0);
@@ -48,7 +51,7 @@ export function useFormHandle(core: Core | null, sending: boolean): FormHandleVi
   });
   useEffect(() => {
     if (!core) return;
-    const form = core.createForm({ sending });
+    const form = core.createForm({ sending, proof });
     handOver(form);
     // No re-render needed: what is shown already has the values the form was just given.
     handle.current = form;
@@ -56,7 +59,7 @@ export function useFormHandle(core: Core | null, sending: boolean): FormHandleVi
       handle.current = null;
       form.dispose();
     };
-  }, [core, sending]);
+  }, [core, sending, proof]);
 
   // Woken at each wakeAt, by the package's wakeUps.
   const { wakeAt } = state;

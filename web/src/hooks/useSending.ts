@@ -8,22 +8,37 @@ export interface SendTo {
   readonly endpoint: string;
   /** The version of the privacy notice shown beside the form. */
   readonly privacyNotice: string;
+  /**
+   * Where the proof-of-work challenges come from (the endpoint's `/challenge`); null for
+   * a form that sends without one.
+   */
+  readonly challenge: string | null;
+}
+
+/** A form's sending: what `useSending` returns. */
+export interface Sending {
+  /** After a submit the core started: keeps `honeypot` for its sends and makes the first. */
+  readonly send: (form: FormHandle, honeypot: string) => void;
+  /** Makes the send the core has queued, if any (after each report to it). */
+  readonly flush: (form: FormHandle) => void;
 }
 
 /**
- * Sends a form's started submits to `sendTo` and reports to the core how each went (the
- * core decides what the form shows, and gives up after 10 s). A request the form no
- * longer waits for, because it timed out or the form is gone, is abandoned. Returns
- * `send(form, honeypot)`, to call once the core has started a submit.
+ * Makes the sends the core queues (`takeSend`) to `sendTo` and reports to the core how
+ * each went (the core decides what the form shows, retries a refused proof of work once,
+ * and gives up after 10 s). A request the form no longer waits for, because it timed out
+ * or the form is gone, is abandoned.
  */
 export function useSending(
   handle: RefObject<FormHandle | null>,
   show: (form: FormHandle) => void,
   sendTo: SendTo | null,
   phase: Phase,
-) {
+): Sending {
   /** The request under way. */
   const request = useRef<AbortController | null>(null);
+  /** The honeypot as it was at the submit under way. */
+  const honeypot = useRef("");
   useEffect(() => {
     if (phase !== "submitting") request.current?.abort();
   }, [phase]);
@@ -36,25 +51,46 @@ export function useSending(
 
   const endpoint = sendTo?.endpoint;
   const privacyNotice = sendTo?.privacyNotice ?? "";
-  return useCallback(
-    (form: FormHandle, honeypot: string) => {
+  const flush = useCallback(
+    function flush(form: FormHandle) {
       if (endpoint === undefined) return;
-      const attempt = form.attempt();
+      const outgoing = form.takeSend();
+      if (!outgoing) return;
+      const { attempt, altcha } = outgoing;
       const controller = new AbortController();
       request.current = controller;
-      const signUp = { ...form.state().values, privacyNotice, website: honeypot };
+      const signUp = {
+        ...form.state().values,
+        privacyNotice,
+        website: honeypot.current,
+        ...(altcha === null ? {} : { altcha }),
+      };
       void sendSignUp(endpoint, signUp, controller.signal).then((delivery) => {
         // A form since disposed, or a request abandoned: nobody waits for the answer.
         if (handle.current !== form || delivery.kind === "aborted") return;
+        const now = performance.now();
         const changed =
           delivery.kind === "delivered"
-            ? form.delivered(attempt, performance.now())
+            ? form.delivered(attempt, now)
             : delivery.kind === "refused"
               ? form.refused(attempt, delivery.errors)
-              : form.failed(attempt);
-        if (changed) show(form);
+              : delivery.kind === "proof-refused"
+                ? form.proofRefused(attempt, now)
+                : form.failed(attempt);
+        if (changed) {
+          show(form);
+          flush(form);
+        }
       });
     },
     [endpoint, privacyNotice, handle, show],
   );
+  const send = useCallback(
+    (form: FormHandle, value: string) => {
+      honeypot.current = value;
+      flush(form);
+    },
+    [flush],
+  );
+  return { send, flush };
 }

@@ -2,6 +2,7 @@ import { useCallback } from "react";
 import type { Core, Field, FieldError, FormState, SubmitOutcome } from "../core";
 import { useFormDraft } from "./useFormDraft";
 import { useFormHandle } from "./useFormHandle";
+import { useProofOfWork } from "./useProofOfWork";
 import { type SendTo, useSending } from "./useSending";
 
 export type { SendTo } from "./useSending";
@@ -24,16 +25,21 @@ export interface WaitlistFormHandle extends FormState {
 
 /**
  * The waitlist form: the core's form (useFormHandle), a draft that survives a refresh
- * (useFormDraft) and, given `sendTo`, sending (useSending). Without `sendTo` it behaves
- * as the original site did.
+ * (useFormDraft) and, given `sendTo`, sending (useSending) with a proof of work when it
+ * names where challenges come from (useProofOfWork). Without `sendTo` it behaves as the
+ * original site did.
  */
 export function useWaitlistForm(
   core: Core | null,
   sendTo: SendTo | null = null,
 ): WaitlistFormHandle {
-  const { state, handle, show, setValues, submitsReturned } = useFormHandle(core, sendTo !== null);
+  const { state, handle, show, setValues, submitsReturned } = useFormHandle(core, {
+    sending: sendTo !== null,
+    proof: sendTo?.challenge != null,
+  });
   useFormDraft(state.values, state.phase, setValues);
-  const send = useSending(handle, show, sendTo, state.phase);
+  const { send, flush } = useSending(handle, show, sendTo, state.phase);
+  useProofOfWork(handle, show, flush, sendTo?.challenge ?? null, state.proofRound);
 
   const set = useCallback(
     (field: Field, value: string) => {
