@@ -5,9 +5,22 @@ use lathe_core::validation::email_key;
 use sqlx::Row;
 
 use super::events::Event;
-use super::{Store, StoreError, erasures, outbox};
+use super::{Store, StoreError, allowances, erasures, outbox};
 use crate::domain::token::random_id;
 use crate::domain::{Entry, ErasedBy, Kind, Status};
+
+/// A proof of work a sign-up spends: its challenge's signature, and when it expires (ms).
+#[derive(Clone, Copy, Debug)]
+pub struct Proof<'a> {
+    /// The challenge's signature (what makes it one of a kind).
+    pub signature: &'a str,
+    /// When the challenge expires, ms since the Unix epoch: the record is kept until then.
+    pub expires_at: i64,
+}
+
+/// The sign-up's proof of work was spent already: nothing was stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProofUsed;
 
 /// What became of a confirmation link's entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +52,9 @@ impl Store {
     /// is queued in the same transaction, unless [`MAILS_PER_DAY`](lathe_core::retention::MAILS_PER_DAY) went to it in the last
     /// day: the kind queued is returned. One transaction, so concurrent sign-ups with the
     /// same address never make two entries; `Ok` means it is committed (with SQLite, on
-    /// the disk: see `sqlite_pragmas`).
+    /// the disk: see `sqlite_pragmas`). A `proof` of work is spent in the same
+    /// transaction: if it was spent already, nothing is stored and the answer is
+    /// [`ProofUsed`].
     ///
     /// # Errors
     /// The database failing or unreachable; nothing was stored.
@@ -47,15 +62,18 @@ impl Store {
         &self,
         entry: &Entry,
         confirming: bool,
-    ) -> Result<Option<Kind>, StoreError> {
-        self.guarded(self.write_sign_up(entry, confirming)).await
+        proof: Option<Proof<'_>>,
+    ) -> Result<Result<Option<Kind>, ProofUsed>, StoreError> {
+        self.guarded(self.write_sign_up(entry, confirming, proof))
+            .await
     }
 
     async fn write_sign_up(
         &self,
         entry: &Entry,
         confirming: bool,
-    ) -> Result<Option<Kind>, sqlx::Error> {
+        proof: Option<Proof<'_>>,
+    ) -> Result<Result<Option<Kind>, ProofUsed>, sqlx::Error> {
         let key = email_key(&entry.email);
         let (status, confirm_nonce) = if confirming {
             (Status::Pending, Some(random_id()))
@@ -63,6 +81,14 @@ impl Store {
             (Status::Unconfirmed, None)
         };
         let mut tx = self.pool.begin().await?;
+        // The proof is spent with the row it pays for: one commit, and a sign-up whose
+        // row is not kept leaves its proof unspent.
+        if let Some(proof) = proof
+            && !allowances::spend_proof(&mut tx, proof.signature, proof.expires_at).await?
+        {
+            tx.rollback().await?;
+            return Ok(Err(ProofUsed));
+        }
         // `execute`, which steps the statement to its end, and no RETURNING: sqlx-sqlite's
         // fetch of a RETURNING row leaves the statement to be finished later, where its
         // error is dropped, and a full disk then loses an acknowledged sign-up.
@@ -120,7 +146,7 @@ impl Store {
             None => None,
         };
         tx.commit().await?;
-        Ok(queued)
+        Ok(Ok(queued))
     }
 
     /// Confirms the address of the entry `id` while it holds the confirmation link's

@@ -23,7 +23,7 @@ use sqlx::{AnyConnection, AnyPool, Connection};
 
 use crate::domain::token::random_id;
 
-pub use entries::{Confirmed, Resent};
+pub use entries::{Confirmed, Proof, ProofUsed, Resent};
 pub use erasures::Purged;
 pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
 pub use location::{Backend, Location, LocationError};

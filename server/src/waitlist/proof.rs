@@ -3,7 +3,8 @@
 //! expiring in minutes) from `GET /api/waitlist/challenge`, solved by the visitor's
 //! browser, and sent back in the sign-up's `altcha` field as the specification encodes it
 //! (base64 of `{"challenge", "solution"}`). A solution is accepted once: its challenge's
-//! signature is recorded in the database ([`crate::store::Store::spend_proof`]).
+//! signature is recorded in the database with the entry it pays for
+//! ([`crate::store::Store::sign_up`]).
 
 use std::ops::RangeInclusive;
 
@@ -88,6 +89,16 @@ impl Proofs {
                     % u64::from(COUNTERS.end() - COUNTERS.start() + 1),
             )
             .unwrap_or(0);
+        self.challenge_answered_by(counter, now)
+    }
+
+    /// A new challenge whose answer is `counter` (which [`Self::challenge`] draws at
+    /// random from [`COUNTERS`]): for `make bench`, which must post many valid proofs
+    /// without doing their work (server/examples/proofs.rs).
+    ///
+    /// # Panics
+    /// When the system's random source fails.
+    pub fn challenge_answered_by(&self, counter: u32, now: i64) -> altcha::Challenge {
         altcha::create_challenge(altcha::CreateChallengeOptions {
             algorithm: "PBKDF2/SHA-256".into(),
             cost: COST,

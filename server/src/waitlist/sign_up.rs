@@ -18,7 +18,7 @@ use super::proof::ProofError;
 use super::{Waitlist, answer};
 use crate::domain::{Entry, Kind};
 use crate::operations::metrics;
-use crate::store::StoreError;
+use crate::store::{Proof, ProofUsed, StoreError};
 
 /// The largest body accepted, in bytes: far more than any real sign-up.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -179,17 +179,13 @@ pub(super) async fn sign_up(
 ) -> Result<Response, SignUpError> {
     let proof = sign_up.altcha.take();
     let (values, privacy_notice, honeypot) = sign_up.checked()?;
-    // A script without the work done is refused before anything else is believed.
-    if let Some(proofs) = &waitlist.proofs {
-        let checked = proofs.check(proof.as_deref())?;
-        let spent = waitlist
-            .store
-            .spend_proof(&checked.signature, checked.expires_at)
-            .await;
-        if !spent.map_err(SignUpError::NotStored)? {
-            return Err(ProofError::Used.into());
-        }
-    }
+    // A script without the work done is refused before anything else is believed. The
+    // proof is spent with the row it pays for (Store::sign_up), so that a sign-up costs
+    // one commit; a bot's, dropped below, spends nothing and stores nothing.
+    let checked = match &waitlist.proofs {
+        Some(proofs) => Some(proofs.check(proof.as_deref())?),
+        None => None,
+    };
     if honeypot {
         // A bot: told what a person would be told; nothing is kept, nothing counted.
         tracing::info!(reason = "honeypot", status = 201, "sign-up dropped");
@@ -200,12 +196,18 @@ pub(super) async fn sign_up(
     waitlist.admit(&client).await?;
     let entry = Entry::new(values, privacy_notice, crate::now_ms());
     let started = std::time::Instant::now();
+    let spent = checked.as_ref().map(|checked| Proof {
+        signature: &checked.signature,
+        expires_at: checked.expires_at,
+    });
     let stored = waitlist
         .store
-        .sign_up(&entry, waitlist.confirming.is_some())
+        .sign_up(&entry, waitlist.confirming.is_some(), spent)
         .await;
     metrics::database(started.elapsed(), stored.is_err());
-    let queued = stored.map_err(SignUpError::NotStored)?;
+    let queued = stored
+        .map_err(SignUpError::NotStored)?
+        .map_err(|ProofUsed| ProofError::Used)?;
     tracing::info!(
         status = 201,
         queued = queued.map(Kind::as_str),

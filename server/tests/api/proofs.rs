@@ -161,6 +161,64 @@ fn the_cores_solver_is_accepted() {
     );
 }
 
+/// Eight sign-ups racing with one proof, four on each of two instances: one is stored.
+#[test]
+fn a_proof_raced_on_two_instances_is_accepted_once() {
+    let postgres = lathe_site_testkit::Postgres::start();
+    let (a, b) = (
+        asking(&postgres.location, KEY),
+        asking(&postgres.location, KEY),
+    );
+    let proof = proof_from(a.address);
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let racers: Vec<_> = (0..8)
+            .map(|n| {
+                let (address, proof) = (if n % 2 == 0 { a.address } else { b.address }, &proof);
+                scope.spawn(move || {
+                    with_proof(address, &format!("racer{n}@example.com"), proof).status
+                })
+            })
+            .collect();
+        racers.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let mut sorted = statuses.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        [201, 409, 409, 409, 409, 409, 409, 409],
+        "{statuses:?}"
+    );
+    assert_eq!(crate::helpers::stored(&postgres.location).len(), 1);
+}
+
+#[test]
+fn a_proof_whose_sign_up_is_not_stored_is_not_spent() {
+    let database = sqlite();
+    let one_a_minute = lathe_site::waitlist::Settings {
+        per_minute: std::num::NonZeroU32::new(1),
+        ..lathe_site::waitlist::Settings::default()
+    };
+    let mut config = collecting(&database, one_a_minute);
+    config.waitlist.as_mut().unwrap().proofs = Some(Proofs::new(&Key::new(KEY).unwrap()));
+    let app = TestApp::start(config);
+    assert_eq!(
+        with_proof(app.address, "first@example.com", &proof_from(app.address)).status,
+        201
+    );
+    // Over the allowance: refused before the store, so the proof is still good...
+    let proof = proof_from(app.address);
+    assert_eq!(
+        refusal(&with_proof(app.address, "second@example.com", &proof)).0,
+        429
+    );
+    // ...as it is for a bot's honeypot sign-up, which stores nothing.
+    let bot = sign_up_with("bot@example.com", "website", "https://spam.example");
+    let mut bot: serde_json::Value = serde_json::from_str(&bot).unwrap();
+    bot["altcha"] = proof.clone().into();
+    assert_eq!(post(app.address, &bot.to_string()).status, 201);
+    assert_eq!(crate::helpers::stored(&database).len(), 1);
+}
+
 #[test]
 fn two_instances_share_one_key_and_one_record_of_what_was_used() {
     let postgres = lathe_site_testkit::Postgres::start();
