@@ -46,11 +46,14 @@ SMTP ?=
 MAIL_FROM ?= Lathe <waitlist@localhost>
 WAITLIST_DIST := web/dist-waitlist
 TOKEN_KEY := .tools/token.key
-collect: $(WAITLIST_DIST)/index.html $(if $(SMTP),$(TOKEN_KEY)) ## Like start, but the form's sign-ups are stored in DATABASE (waitlist.db unless set); SMTP=smtp://HOST:PORT confirms addresses by email
+PROOF_KEY := .tools/proof.key
+collect: $(WAITLIST_DIST)/index.html $(PROOF_KEY) $(if $(SMTP),$(TOKEN_KEY)) ## Like start, but the form's sign-ups (each with a proof of work) are stored in DATABASE (waitlist.db unless set); SMTP=smtp://HOST:PORT confirms addresses by email
 	$(if $(SMTP),LATHE_TOKEN_KEY_FILE=$(TOKEN_KEY)) $(SERVER) serve --dist $(WAITLIST_DIST) --port $(PORT) --database $(DATABASE) \
+	  --proof-of-work --proof-key-file $(PROOF_KEY) \
 	  $(if $(SMTP),--smtp "$(SMTP)" --mail-from "$(MAIL_FROM)" --site-url http://localhost:$(PORT))
 
-$(TOKEN_KEY):
+# The keys links and proof-of-work challenges are signed with, made once.
+$(TOKEN_KEY) $(PROOF_KEY):
 	mkdir -p .tools && umask 077 && head -c 32 /dev/urandom | base64 > $@
 
 dev: pkg ## The Vite dev server with hot reload; a change under core/ rebuilds the wasm and reloads
@@ -152,8 +155,12 @@ screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshot
 	mkdir -p screenshots
 	cd tests && npx playwright test -c screenshots.config.ts
 
-bench: build ## Lighthouse, sizes and the background's frame cost; updates docs/measurements.md
+bench: build $(WAITLIST_DIST)/index.html target/release/examples/proofs ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
 	node bench/run.mjs
+
+# Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
+target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | setup
+	$(RUST) cargo build --release -q -p lathe-site --example proofs
 
 FUZZ_SECONDS ?= 60
 fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)

@@ -1,18 +1,25 @@
 // make bench, the waitlist: sign-ups stored per second and their p99 latency, with wrk
 // (bench/signup.lua: every request a new address) against `lathe-site serve --database`,
 // SQLite and PostgreSQL (a throwaway cluster, scripts/postgres.sh, with its default
-// durable settings), at 10 and 100 connections. After each backend, the rows are counted
-// with the owner's tool: every 2xx answer must be a stored row.
+// durable settings), at 10 and 100 connections; then again with --proof-of-work, each
+// sign-up carrying a valid proof of its own (made beforehand by server/examples/proofs.rs,
+// the work done once instead of searched for), so that the figure includes verifying
+// and recording it (target: within 10 % of the same run without). After each backend, the
+// rows are counted with the owner's tool: every 2xx answer must be a stored row.
 import { execFileSync, spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withDatabases } from "./databases.mjs";
 import { parseWrk } from "./wrk.mjs";
+import { PROOF_KEY } from "./proofs.mjs";
+
+/** Proofs made for each run with --proof-of-work: more than 5 s of the fastest run. */
+const PROOFS = 60_000;
 
 /**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
  * @returns {Promise<{
- *   lines: Array<{ backend: string, connections: number, rps: number, p99Ms: number, requests: number, refused: number }>,
+ *   lines: Array<{ backend: string, proof: boolean, connections: number, rps: number, p99Ms: number, requests: number, refused: number }>,
  *   stored: Record<string, { answered: number, rows: number }>,
  *   walBytes: number,
  * }>}
@@ -22,66 +29,87 @@ export async function benchSignUps({ root, dist, waitFor }) {
   const lines = [];
   const stored = {};
   let largestWal = 0;
-  await withDatabases(root, "sign-ups", async (_, databases) => {
-    for (const [backend, database] of databases) {
-      const port = 4182;
-      // No rate limit: every request here comes from one address.
-      const server = spawn(
-        binary,
-        [
-          ...["serve", "--dist", dist, "--port", String(port), "--database", database],
-          ...["--sign-ups-per-minute", "0"],
-        ],
-        { stdio: "ignore" },
-      );
-      try {
-        await waitFor(`http://127.0.0.1:${String(port)}/`);
-        // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
-        let walBytes = 0;
-        const wal = backend === "SQLite" ? `${database}-wal` : undefined;
-        const sampler = wal
-          ? setInterval(() => {
-              try {
-                walBytes = Math.max(walBytes, statSync(wal).size);
-              } catch {
-                // Not there yet.
-              }
-            }, 20)
-          : undefined;
-        let answered = 0;
-        for (const connections of [10, 100]) {
-          const run = await wrkPost(
-            `http://127.0.0.1:${String(port)}`,
-            connections,
-            `${backend}-${String(connections)}`,
-            root,
-          );
-          answered += run.requests - run.refused;
-          lines.push({ backend, connections, ...run });
+  await withDatabases(root, "sign-ups", async (folder, databases) => {
+    for (const [backend, location] of databases) {
+      let answered = 0;
+      let rows = 0;
+      for (const proof of [false, true]) {
+        // Each mode on an empty database, so that neither finds the other's rows: a second
+        // SQLite file; the cluster's own `postgres` database.
+        const database = proof ? fresh(location) : location;
+        const port = 4182;
+        // No rate limit: every request here comes from one address.
+        const server = spawn(
+          binary,
+          [
+            ...["serve", "--dist", dist, "--port", String(port), "--database", database],
+            ...["--sign-ups-per-minute", "0", ...(proof ? ["--proof-of-work"] : [])],
+          ],
+          { stdio: "ignore", env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
+        );
+        try {
+          await waitFor(`http://127.0.0.1:${String(port)}/`);
+          // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
+          let walBytes = 0;
+          const wal = backend === "SQLite" && !proof ? `${database}-wal` : undefined;
+          const sampler = wal
+            ? setInterval(() => {
+                try {
+                  walBytes = Math.max(walBytes, statSync(wal).size);
+                } catch {
+                  // Not there yet.
+                }
+              }, 20)
+            : undefined;
+          for (const connections of [10, 100]) {
+            const label = `${backend}-${proof ? "proof-" : ""}${String(connections)}`;
+            const proofs = proof ? join(folder, `${label}.proofs`) : undefined;
+            if (proofs) {
+              writeFileSync(
+                proofs,
+                execFileSync(join(root, "target/release/examples/proofs"), [String(PROOFS)], {
+                  env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY },
+                  maxBuffer: 1 << 30,
+                }),
+              );
+            }
+            const run = await wrkPost(
+              `http://127.0.0.1:${String(port)}`,
+              connections,
+              label,
+              root,
+              proofs,
+            );
+            answered += run.requests - run.refused;
+            lines.push({ backend, proof, connections, ...run });
+          }
+          clearInterval(sampler);
+          if (wal) largestWal = walBytes;
+        } finally {
+          server.kill();
+          await new Promise((resolve) => server.once("exit", resolve));
         }
-        clearInterval(sampler);
-        if (wal) largestWal = walBytes;
-        const rows = Number(
+        rows += Number(
           execFileSync(binary, ["waitlist", "--database", database, "count"], { encoding: "utf8" }),
         );
-        stored[backend] = { answered, rows };
-      } finally {
-        server.kill();
       }
+      stored[backend] = { answered, rows };
     }
   });
   return { lines, stored, walBytes: largestWal };
 }
 
 /**
- * wrk posting new sign-ups for 5 s: requests/s, p99 ms, and how many were refused. Run
- * without blocking the event loop, so that the WAL sampler keeps running.
+ * wrk posting new sign-ups for 5 s (with a proof each from the file `proofs`, if given, to
+ * its 2 threads): requests/s, p99 ms, and how many were refused. Run without blocking the
+ * event loop, so that the WAL sampler keeps running.
  */
-function wrkPost(origin, connections, label, root) {
+function wrkPost(origin, connections, label, root, proofs) {
   return new Promise((resolve, reject) => {
     const wrk = spawn("wrk", [
       ...["-t2", `-c${String(connections)}`, "-d5s", "--latency"],
       ...["-s", join(root, "bench/signup.lua"), origin, "--", label],
+      ...(proofs ? [proofs, "2"] : []),
     ]);
     let out = "";
     wrk.stdout.on("data", (chunk) => (out += String(chunk)));
@@ -92,4 +120,11 @@ function wrkPost(origin, connections, label, root) {
       resolve({ rps: Math.round(rps), p99Ms: Number(p99Ms.toFixed(2)), requests, refused });
     });
   });
+}
+
+/** Another empty database beside `location`. */
+function fresh(location) {
+  return location.startsWith("postgres://")
+    ? location.replace(/\/[^/]*$/, "/postgres")
+    : location.replace(/\.db$/, "-proof.db");
 }

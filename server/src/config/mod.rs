@@ -141,10 +141,16 @@ pub struct ServeArgs {
     #[arg(long, env = "LATHE_TRUSTED_PROXIES", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     trusted_proxies: u16,
     /// Ask each sign-up for a proof of work (ALTCHA v2), from challenges issued at GET
-    /// /api/waitlist/challenge and signed with the key in `LATHE_PROOF_KEY` (32 bytes or
-    /// more; every instance needs the same). Each solution is accepted once.
+    /// /api/waitlist/challenge and signed with a key every instance shares (32 bytes or
+    /// more; `openssl rand -base64 32`): see --proof-key-file. Each solution is accepted
+    /// once.
     #[arg(long, env = "LATHE_PROOF_OF_WORK", value_parser = clap::builder::BoolishValueParser::new(), requires = "database")]
     proof_of_work: bool,
+    /// A file holding the key challenges are signed with. Or the key itself in
+    /// `LATHE_PROOF_KEY`, or systemd's credential `proof.key`
+    /// (`LoadCredential=proof.key:FILE`).
+    #[arg(long, env = "LATHE_PROOF_KEY_FILE", value_name = "FILE")]
+    proof_key_file: Option<PathBuf>,
     /// Tell this receiver of each entry created (without --smtp), confirmed, invited and
     /// erased: a POST signed as Standard Webhooks says, with the secret in
     /// `LATHE_WEBHOOK_SECRET` (whsec_ and base64), retried until it answers 2xx (never
@@ -228,8 +234,8 @@ pub enum ConfigError {
         "--smtp needs the key its links are signed with: --token-key-file FILE, LATHE_TOKEN_KEY, or systemd's credential token.key"
     )]
     NoKey,
-    /// The key's file cannot be read.
-    #[error("cannot read the token key {}: {source}", path.display())]
+    /// A key's file cannot be read.
+    #[error("cannot read the key {}: {source}", path.display())]
     KeyFile {
         /// The file.
         path: PathBuf,
@@ -241,7 +247,7 @@ pub enum ConfigError {
     Receiver(#[from] ReceiverError),
     /// `--proof-of-work` without its key.
     #[error(
-        "--proof-of-work needs the key its challenges are signed with, in LATHE_PROOF_KEY (32 bytes or more, the same for every instance)"
+        "--proof-of-work needs the key its challenges are signed with (32 bytes or more, the same for every instance): --proof-key-file FILE, LATHE_PROOF_KEY, or systemd's credential proof.key"
     )]
     NoProofKey,
     /// Not the site's address.
@@ -343,7 +349,8 @@ impl ServeArgs {
         };
         let mail = self.mail.config()?;
         let proofs = if self.proof_of_work {
-            let key = std::env::var("LATHE_PROOF_KEY").map_err(|_| ConfigError::NoProofKey)?;
+            let key = secret(self.proof_key_file, "proof.key", "LATHE_PROOF_KEY")?
+                .ok_or(ConfigError::NoProofKey)?;
             Some(Proofs::new(&Key::new(&key)?))
         } else {
             None
@@ -394,20 +401,8 @@ impl MailArgs {
         };
         let from = self.mail_from.as_deref().unwrap_or_default();
         let server = MailServer::new(smtp, from, credentials)?;
-        // Where systemd puts a unit's credentials (LoadCredential=token.key:FILE): a file
-        // only root may read, handed to a service that runs as a user of its own.
-        let credential = std::env::var_os("CREDENTIALS_DIRECTORY")
-            .map(|dir| PathBuf::from(dir).join("token.key"))
-            .filter(|file| file.exists());
-        let key_text = match (
-            self.token_key_file.or(credential),
-            std::env::var("LATHE_TOKEN_KEY"),
-        ) {
-            (Some(file), _) => std::fs::read_to_string(&file)
-                .map_err(|source| ConfigError::KeyFile { path: file, source })?,
-            (None, Ok(text)) => text,
-            (None, Err(_)) => return Err(ConfigError::NoKey),
-        };
+        let key_text = secret(self.token_key_file, "token.key", "LATHE_TOKEN_KEY")?
+            .ok_or(ConfigError::NoKey)?;
         let key = Key::new(&key_text)?;
         let site_url = self.site_url.unwrap_or_default();
         if !(site_url.starts_with("https://") || site_url.starts_with("http://")) {
@@ -418,6 +413,26 @@ impl MailArgs {
             key,
             site_url,
         }))
+    }
+}
+
+/// A secret from, in this order: the `file` given, systemd's credential named
+/// `credential` (`LoadCredential=NAME:FILE`: a file only root may read, handed to a
+/// service that runs as a user of its own), or the variable `variable`. `None` if none.
+fn secret(
+    file: Option<PathBuf>,
+    credential: &str,
+    variable: &str,
+) -> Result<Option<String>, ConfigError> {
+    let credential = std::env::var_os("CREDENTIALS_DIRECTORY")
+        .map(|dir| PathBuf::from(dir).join(credential))
+        .filter(|file| file.exists());
+    match (file.or(credential), std::env::var(variable)) {
+        (Some(path), _) => std::fs::read_to_string(&path)
+            .map(Some)
+            .map_err(|source| ConfigError::KeyFile { path, source }),
+        (None, Ok(text)) => Ok(Some(text)),
+        (None, Err(_)) => Ok(None),
     }
 }
 

@@ -174,6 +174,16 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
             "{action}"
         );
     }
+    // So do the form's requests for proof-of-work challenges (this server asks for none).
+    let challenge = send_to(
+        front,
+        "GET /api/waitlist/challenge HTTP/1.1\r\nHost: x\r\nConnection: close",
+    );
+    assert_eq!(
+        (challenge.status, challenge.header("cache-control")),
+        (204, Some("no-store")),
+        "lathe-site's answer"
+    );
     let elsewhere = send_to(front, "POST /api/waitlist/other HTTP/1.1\r\nHost: x");
     assert_eq!(elsewhere.status, 404, "nginx's own answer: no such file");
     assert!(

@@ -464,3 +464,60 @@ fn the_key_comes_from_systemds_credential_and_without_one_smtp_is_refused_clearl
     );
     let _ = std::fs::remove_dir_all(&credentials);
 }
+
+#[test]
+fn the_proof_key_comes_from_a_file_or_systemds_credential_and_without_one_is_refused_clearly() {
+    let database = sqlite();
+    let out = Command::new(env!("CARGO_BIN_EXE_lathe-site"))
+        .args(["serve", "--database", &database.display(), "--dist"])
+        .arg(fixture())
+        .arg("--proof-of-work")
+        .env_remove("LATHE_PROOF_KEY")
+        .env_remove("CREDENTIALS_DIRECTORY")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "--proof-of-work needs the key its challenges are signed with (32 bytes or more, the same for every instance): --proof-key-file FILE, LATHE_PROOF_KEY, or systemd's credential proof.key"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let folder = scratch(&format!("proof-key-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let key = "a proof-of-work key, which is over 32 bytes long";
+    std::fs::write(folder.join("proof.key"), format!("{key}\n")).unwrap();
+    let ours = lathe_site::waitlist::proof::Proofs::new(&Key::new(key).unwrap());
+    for (how, file) in [
+        ("credential", None),
+        ("file", Some(folder.join("proof.key"))),
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+        command.env_remove("LATHE_PROOF_KEY");
+        let mut args = vec!["--proof-of-work".to_owned()];
+        match file {
+            None => {
+                command.env("CREDENTIALS_DIRECTORY", &folder);
+            }
+            Some(file) => {
+                command.env_remove("CREDENTIALS_DIRECTORY");
+                args.extend(["--proof-key-file".to_owned(), file.display().to_string()]);
+            }
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let server = Server::start_with(command, Some(&database), &args);
+        // Its challenge, solved by the core, checks out under the key in the file.
+        let json = get(server.address, "/api/waitlist/challenge").text();
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let parameters = serde_json::from_value(value["parameters"].clone()).unwrap();
+        let challenge = lathe_core::proof::Challenge::new(json, parameters).unwrap();
+        let solution = challenge.solve(0, 2000).unwrap();
+        assert!(
+            ours.check(Some(&challenge.payload(&solution))).is_ok(),
+            "{how}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+}
