@@ -124,6 +124,8 @@ enum Proof {
     Solving(u32),
     /// Solved: the `altcha` payload the next send carries.
     Ready(String),
+    /// Carried by the send under way: replaced if that send comes back undelivered.
+    Spent,
     /// The server asks for none (it has no challenges to give).
     NotRequired,
 }
@@ -418,16 +420,17 @@ impl FormMachine {
                 self.proof = Some(Proof::NotRequired);
                 None
             }
-            // Spent by this send: the next is asked for when it is needed.
             Some(Proof::Ready(payload)) => {
-                self.proof = Some(Proof::Unasked);
+                self.proof = Some(Proof::Spent);
                 Some(payload)
             }
-            Some(waiting @ (Proof::Unasked | Proof::Solving(_))) => {
-                self.proof = Some(waiting);
-                if self.proof == Some(Proof::Unasked) {
-                    self.ask_proof();
-                }
+            Some(Proof::Solving(round)) => {
+                self.proof = Some(Proof::Solving(round));
+                self.awaiting_proof = true;
+                return;
+            }
+            Some(Proof::Unasked | Proof::Spent) => {
+                self.ask_proof();
                 self.awaiting_proof = true;
                 return;
             }
@@ -490,10 +493,15 @@ impl FormMachine {
     /// The UI's report that the server refused submit `attempt`'s proof of work (missing,
     /// not valid, expired or used), at `now`: the first time, a new proof is asked for
     /// and the submit sent again with it, as a new attempt with its own deadline; the
-    /// second time, idle with [`Notice::NotSent`]. Ignored (false) as [`Self::delivered`].
+    /// second time, idle with [`Notice::NotSent`]. A form without proof of work cannot
+    /// give one: for it this is [`Self::failed`]. Ignored (false) as [`Self::delivered`].
     pub fn proof_refused(&mut self, attempt: u32, now: f64) -> bool {
         if !self.awaits(attempt) || !now.is_finite() {
             return false;
+        }
+        if self.proof.is_none() {
+            self.back_to_idle_not_sent();
+            return true;
         }
         if !matches!(self.proof, Some(Proof::Solving(_))) {
             self.ask_proof();
@@ -594,13 +602,17 @@ impl FormMachine {
         true
     }
 
+    /// Whether submit `attempt` is the one under way, and sent: a report about a submit
+    /// still waiting for its proof of work cannot be about its send.
     fn awaits(&self, attempt: u32) -> bool {
         self.delivery == Delivery::Sent
             && self.phase == Phase::Submitting
             && attempt == self.attempt
+            && !self.awaiting_proof
     }
 
     fn show_thank_you(&mut self, now: f64) {
+        self.outbox = None;
         self.phase = Phase::Submitted;
         self.wake_at = Some(now + f64::from(THANK_YOU_MS));
     }
@@ -613,11 +625,11 @@ impl FormMachine {
     }
 
     /// A submit came back undelivered: nothing waits to be sent, and a proof of work it
-    /// may have spent is replaced at once, for the visitor's next try.
+    /// spent is replaced at once, for the visitor's next try.
     fn back_to_idle(&mut self) {
         self.outbox = None;
         self.awaiting_proof = false;
-        if self.proof == Some(Proof::Unasked) {
+        if self.proof == Some(Proof::Spent) {
             self.ask_proof();
         }
     }
@@ -1170,6 +1182,31 @@ mod tests {
         sent(&mut form);
         assert!(form.proof_refused(2, 6100.0));
         assert_eq!(form.state().proof_round, Some(2));
+    }
+
+    #[test]
+    fn a_submit_waiting_for_its_proof_takes_no_report_of_a_send() {
+        let mut form = proving_filled();
+        form.submit(0.0);
+        assert!(!form.delivered(1, 1.0));
+        assert!(!form.failed(1));
+        assert!(!form.refused(1, &[(Field::Name, ErrorCode::Required)]));
+        assert!(!form.proof_refused(1, 1.0));
+        assert_eq!(form.phase(), Phase::Submitting);
+        assert!(form.solved(1, "P1".into()));
+        assert_eq!(sent(&mut form).attempt, 1);
+        assert!(form.delivered(1, 2.0));
+    }
+
+    #[test]
+    fn a_form_without_proof_of_work_fails_when_a_server_asks_for_one() {
+        let mut form = sending_filled();
+        form.submit(0.0);
+        sent(&mut form);
+        assert!(form.proof_refused(1, 1.0));
+        assert_eq!(form.phase(), Phase::Idle);
+        assert_eq!(form.notice(), Some(Notice::NotSent));
+        assert_eq!(form.state().proof_round, None);
     }
 
     #[test]

@@ -122,6 +122,10 @@ fn event() -> impl Strategy<Value = Event> {
         )
         .prop_map(Event::Refused),
         1 => Just(Event::StaleReport),
+        2 => Just(Event::Solved),
+        1 => Just(Event::Unsolved),
+        1 => Just(Event::ProofNotRequired),
+        1 => Just(Event::ProofRefused),
     ]
 }
 
@@ -130,10 +134,14 @@ proptest! {
 
     #[test]
     fn random_event_sequences_keep_the_invariants(
-        sending in any::<bool>(),
+        kind in 0..3u8,
         events in prop::collection::vec(event(), 1..60),
     ) {
-        let mut run = if sending { FormRun::sending() } else { FormRun::new() };
+        let mut run = match kind {
+            0 => FormRun::new(),
+            1 => FormRun::sending(),
+            _ => FormRun::proving(),
+        };
         for event in events {
             if let Err(broken) = run.apply(event) {
                 prop_assert!(false, "{}", broken);

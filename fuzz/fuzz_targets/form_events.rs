@@ -1,5 +1,6 @@
-//! Any sequence of edits, submits and wake-ups keeps the form machine's invariants
-//! (lathe-core-testkit's checker, which the property tests share).
+//! Any sequence of edits, submits, wake-ups and reports (of sends and of proofs of work)
+//! keeps the form machine's invariants (lathe-core-testkit's checker, which the property
+//! tests share), for a form that simulates, one that sends, and one that proves its work.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -18,11 +19,19 @@ enum Input {
     Failed,
     Refused(Vec<(u8, bool)>),
     StaleReport,
+    Solved,
+    Unsolved,
+    ProofNotRequired,
+    ProofRefused,
 }
 
-fuzz_target!(|input: (bool, Vec<Input>)| {
-    let (sending, inputs) = input;
-    let mut run = if sending { FormRun::sending() } else { FormRun::new() };
+fuzz_target!(|input: (u8, Vec<Input>)| {
+    let (kind, inputs) = input;
+    let mut run = match kind % 3 {
+        0 => FormRun::new(),
+        1 => FormRun::sending(),
+        _ => FormRun::proving(),
+    };
     for input in inputs {
         let event = match input {
             Input::Edit(field, value) => {
@@ -44,6 +53,10 @@ fuzz_target!(|input: (bool, Vec<Input>)| {
                     .collect(),
             ),
             Input::StaleReport => Event::StaleReport,
+            Input::Solved => Event::Solved,
+            Input::Unsolved => Event::Unsolved,
+            Input::ProofNotRequired => Event::ProofNotRequired,
+            Input::ProofRefused => Event::ProofRefused,
         };
         if let Err(broken) = run.apply(event) {
             panic!("{broken}");

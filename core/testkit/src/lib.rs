@@ -5,6 +5,8 @@
 
 use std::sync::LazyLock;
 
+use std::collections::HashSet;
+
 use lathe_core::form::{
     DELIVERY_TIMEOUT_MS, Delivery, EditError, FormMachine, Notice, Phase, SUBMIT_DELAY_MS,
     SUBMITTING_LABEL, SubmitOutcome, THANK_YOU_MS,
@@ -43,6 +45,15 @@ pub enum Event {
     Refused(Vec<(Field, ErrorCode)>),
     /// A report arrives for an earlier submit: it must change nothing.
     StaleReport,
+    /// The UI reports the round of proof of work the form asks for solved (a payload of
+    /// its own); with no round asked for, a report for a round never asked.
+    Solved,
+    /// The UI reports that round unsolved (no challenge could be had).
+    Unsolved,
+    /// The UI reports that the server asks for no proof of work.
+    ProofNotRequired,
+    /// The server refuses the send under way for its proof of work (if one was sent).
+    ProofRefused,
 }
 
 /// A form machine driven by [`Event`]s, checking after each one that it kept its
@@ -54,6 +65,11 @@ pub enum Event {
 /// no report in [`DELIVERY_TIMEOUT_MS`]) keeps everything typed and says so; stale
 /// reports change nothing; "Submitting..." only while submitting; errors only while idle;
 /// edits refused while busy; a wake-up asked for exactly when not idle, never in the past.
+/// And for the sends the UI makes (taking each from the machine after every event, as
+/// the UI does): only while submitting, each submit's attempt once, in order; a form with
+/// proof of work sends only with a solution reported for a round it asked for, each
+/// solution once, unless the server said it asks for none; a submit without its send
+/// has a round being worked on; a refused proof retried once, then a failure.
 #[derive(Debug, Default)]
 pub struct FormRun {
     form: FormMachine,
@@ -64,6 +80,18 @@ pub struct FormRun {
     reported_delivered: bool,
     /// Whether it was a failure report for the current submit.
     reported_failed: bool,
+    /// The form's sends carry a proof of work.
+    proving: bool,
+    /// The UI reported that the server asks for no proof (until it refuses one).
+    not_required: bool,
+    /// Solutions reported, by the UI's count.
+    solutions: u32,
+    /// Solutions reported and not sent yet.
+    unsent: HashSet<String>,
+    /// The last attempt sent.
+    last_sent: Option<u32>,
+    /// Whether the current submit's proof was refused once already.
+    refused_once: bool,
 }
 
 impl FormRun {
@@ -76,6 +104,15 @@ impl FormRun {
     pub fn sending() -> Self {
         Self {
             form: FormMachine::sending(),
+            ..Self::default()
+        }
+    }
+
+    /// A new, idle form at time 0 whose sends each carry a proof of work.
+    pub fn proving() -> Self {
+        Self {
+            form: FormMachine::sending_with_proof(),
+            proving: true,
             ..Self::default()
         }
     }
@@ -128,6 +165,9 @@ impl FormRun {
                     (outcome == SubmitOutcome::Ignored) == (before != Phase::Idle),
                     "a submit is ignored exactly when one is in flight",
                 )?;
+                if outcome == SubmitOutcome::Started {
+                    self.refused_once = false;
+                }
             }
             Event::Wait(ms) => {
                 self.now += f64::from(ms);
@@ -144,24 +184,24 @@ impl FormRun {
                 let acted = self.form.delivered(self.form.attempt(), self.now);
                 self.reported_delivered = acted;
                 check(
-                    acted == (before == Phase::Submitting && self.sends()),
-                    "a delivery report acts exactly on a sending form's submit in flight",
+                    acted == (before == Phase::Submitting && self.sent_current()),
+                    "a delivery report acts exactly on a sending form's submit in flight, once sent",
                 )?;
             }
             Event::Failed => {
                 let acted = self.form.failed(self.form.attempt());
                 self.reported_failed = acted;
                 check(
-                    acted == (before == Phase::Submitting && self.sends()),
-                    "a failure report acts exactly on a sending form's submit in flight",
+                    acted == (before == Phase::Submitting && self.sent_current()),
+                    "a failure report acts exactly on a sending form's submit in flight, once sent",
                 )?;
             }
             Event::Refused(errors) => {
                 let acted = self.form.refused(self.form.attempt(), &errors);
                 self.reported_failed = acted;
                 check(
-                    acted == (before == Phase::Submitting && self.sends()),
-                    "a refusal acts exactly on a sending form's submit in flight",
+                    acted == (before == Phase::Submitting && self.sent_current()),
+                    "a refusal acts exactly on a sending form's submit in flight, once sent",
                 )?;
                 if acted {
                     let expected: Vec<_> = Field::ALL
@@ -188,12 +228,131 @@ impl FormRun {
                         .refused(stale, &[(Field::Name, ErrorCode::Required)]);
                 check(!acted, "a report for an earlier submit changes nothing")?;
             }
+            Event::Solved | Event::Unsolved | Event::ProofNotRequired => {
+                self.report_proof(&event, before)?;
+            }
+            Event::ProofRefused => self.refuse_proof(before)?,
         }
+        self.take_send()?;
         self.check_transition(before, &values_before)
+    }
+
+    /// A report of the round the form asks for, or, with none, of one never asked.
+    fn report_proof(&mut self, event: &Event, before: Phase) -> Result<(), String> {
+        let asked = self.form.state().proof_round;
+        let round = asked.unwrap_or(u32::MAX);
+        let acted = match event {
+            Event::Solved => {
+                self.solutions += 1;
+                let payload = format!("proof-{}", self.solutions);
+                let acted = self.form.solved(round, payload.clone());
+                if acted {
+                    self.unsent.insert(payload);
+                }
+                acted
+            }
+            Event::Unsolved => {
+                let acted = self.form.unsolved(round);
+                self.reported_failed = acted && before == Phase::Submitting;
+                acted
+            }
+            _ => {
+                let acted = self.form.proof_not_required(round);
+                self.not_required |= acted;
+                acted
+            }
+        };
+        check(
+            acted == asked.is_some(),
+            "a proof report acts exactly on the round asked for",
+        )?;
+        check(
+            !acted || self.form.state().proof_round.is_none(),
+            "a reported round is no longer asked for",
+        )
+    }
+
+    /// The server refuses the current send's proof, if a send is under way.
+    fn refuse_proof(&mut self, before: Phase) -> Result<(), String> {
+        let attempt = self.form.attempt();
+        if before != Phase::Submitting || self.last_sent != Some(attempt) {
+            return Ok(());
+        }
+        check(
+            self.form.proof_refused(attempt, self.now),
+            "a refused proof is acted on",
+        )?;
+        if !self.proving {
+            self.reported_failed = true;
+            return check(
+                self.form.phase() == Phase::Idle,
+                "a form without proof of work fails when one is asked for",
+            );
+        }
+        self.not_required = false;
+        check(
+            self.form.state().proof_round.is_some(),
+            "a refused proof asks for a new one",
+        )?;
+        if self.refused_once {
+            self.reported_failed = true;
+            check(
+                self.form.phase() == Phase::Idle,
+                "a second refused proof ends the submit",
+            )
+        } else {
+            self.refused_once = true;
+            check(
+                self.form.phase() == Phase::Submitting && self.form.attempt() == attempt + 1,
+                "a first refused proof is retried as a new attempt",
+            )
+        }
+    }
+
+    /// Takes the send the machine queued, as the UI does after every event, and checks it.
+    fn take_send(&mut self) -> Result<(), String> {
+        if let Some(out) = self.form.take_send() {
+            check(self.sends(), "only a sending form sends")?;
+            check(
+                self.form.phase() == Phase::Submitting,
+                "a send only while submitting",
+            )?;
+            check(
+                out.attempt == self.form.attempt()
+                    && self.last_sent.is_none_or(|l| out.attempt > l),
+                "each attempt sent once, the current one",
+            )?;
+            self.last_sent = Some(out.attempt);
+            match out.altcha {
+                Some(payload) => check(
+                    self.proving && self.unsent.remove(&payload),
+                    "a proof sent is a solution reported, sent once",
+                )?,
+                None => check(
+                    !self.proving || self.not_required,
+                    "no send without its proof",
+                )?,
+            }
+        }
+        check(
+            self.proving || self.form.state().proof_round.is_none(),
+            "only a form with proof of work asks for it",
+        )?;
+        let waiting =
+            self.form.phase() == Phase::Submitting && self.last_sent != Some(self.form.attempt());
+        check(
+            !(self.proving && waiting) || self.form.state().proof_round.is_some(),
+            "a submit waiting for its proof has one asked for",
+        )
     }
 
     fn sends(&self) -> bool {
         self.form.delivery() == Delivery::Sent
+    }
+
+    /// Whether the current submit's send went out (the UI took it).
+    fn sent_current(&self) -> bool {
+        self.sends() && self.last_sent == Some(self.form.attempt())
     }
 
     fn check_transition(
