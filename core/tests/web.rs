@@ -3,6 +3,8 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::float_cmp)] // the rows are the simulation's own numbers, bit for bit
 
+use std::fmt::Write;
+
 use js_sys::{Float32Array, JSON, Reflect, RegExp};
 use lathe_core::background::{BackgroundConstants, Simulation, Variant};
 use lathe_core::proof::{ALGORITHM, Challenge, Parameters};
@@ -370,7 +372,10 @@ fn challenge_for(counter: u32) -> String {
     let key = Challenge::new(String::new(), parameters.clone())
         .unwrap()
         .derive(counter);
-    let prefix: String = key[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let prefix = key[..16].iter().fold(String::new(), |mut hex, b| {
+        write!(hex, "{b:02x}").unwrap();
+        hex
+    });
     format!(
         r#"{{"parameters":{{"algorithm":"{}","cost":100,"keyLength":32,"keyPrefix":"{prefix}","nonce":"{}","salt":"{}"}},"signature":"00"}}"#,
         parameters.algorithm, parameters.nonce, parameters.salt

@@ -76,20 +76,30 @@ pub struct FormRun {
     now: f64,
     /// When the current phase began.
     phase_since: f64,
-    /// Whether the event just applied was a delivery report for the current submit.
-    reported_delivered: bool,
-    /// Whether it was a failure report for the current submit.
-    reported_failed: bool,
-    /// The form's sends carry a proof of work.
-    proving: bool,
-    /// The UI reported that the server asks for no proof (until it refuses one).
+    /// What the event just applied reported of the current submit, if it acted.
+    reported: Option<Report>,
+    /// The form's proofs of work, if its sends carry them.
+    proofs: Option<Proofs>,
+    /// The last attempt sent.
+    last_sent: Option<u32>,
+}
+
+/// A report of how the current submit went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Report {
+    Delivered,
+    Failed,
+}
+
+/// What the run knows of a form's proofs of work.
+#[derive(Debug, Default)]
+struct Proofs {
+    /// The UI reported that the server asks for none (until it refuses one).
     not_required: bool,
     /// Solutions reported, by the UI's count.
     solutions: u32,
     /// Solutions reported and not sent yet.
     unsent: HashSet<String>,
-    /// The last attempt sent.
-    last_sent: Option<u32>,
     /// Whether the current submit's proof was refused once already.
     refused_once: bool,
 }
@@ -112,7 +122,7 @@ impl FormRun {
     pub fn proving() -> Self {
         Self {
             form: FormMachine::sending_with_proof(),
-            proving: true,
+            proofs: Some(Proofs::default()),
             ..Self::default()
         }
     }
@@ -129,8 +139,7 @@ impl FormRun {
     pub fn apply(&mut self, event: Event) -> Result<(), String> {
         let before = self.form.phase();
         let values_before = self.form.values().clone();
-        self.reported_delivered = false;
-        self.reported_failed = false;
+        self.reported = None;
         match event {
             Event::Edit(field, value) => {
                 let result = self.form.set(field, &value);
@@ -165,8 +174,10 @@ impl FormRun {
                     (outcome == SubmitOutcome::Ignored) == (before != Phase::Idle),
                     "a submit is ignored exactly when one is in flight",
                 )?;
-                if outcome == SubmitOutcome::Started {
-                    self.refused_once = false;
+                if let Some(proofs) = &mut self.proofs
+                    && outcome == SubmitOutcome::Started
+                {
+                    proofs.refused_once = false;
                 }
             }
             Event::Wait(ms) => {
@@ -182,7 +193,7 @@ impl FormRun {
             }
             Event::Delivered => {
                 let acted = self.form.delivered(self.form.attempt(), self.now);
-                self.reported_delivered = acted;
+                self.reported = acted.then_some(Report::Delivered);
                 check(
                     acted == (before == Phase::Submitting && self.sent_current()),
                     "a delivery report acts exactly on a sending form's submit in flight, once sent",
@@ -190,35 +201,13 @@ impl FormRun {
             }
             Event::Failed => {
                 let acted = self.form.failed(self.form.attempt());
-                self.reported_failed = acted;
+                self.reported = acted.then_some(Report::Failed);
                 check(
                     acted == (before == Phase::Submitting && self.sent_current()),
                     "a failure report acts exactly on a sending form's submit in flight, once sent",
                 )?;
             }
-            Event::Refused(errors) => {
-                let acted = self.form.refused(self.form.attempt(), &errors);
-                self.reported_failed = acted;
-                check(
-                    acted == (before == Phase::Submitting && self.sent_current()),
-                    "a refusal acts exactly on a sending form's submit in flight, once sent",
-                )?;
-                if acted {
-                    let expected: Vec<_> = Field::ALL
-                        .iter()
-                        .filter_map(|&f| {
-                            errors
-                                .iter()
-                                .filter(|&&(g, _)| g == f)
-                                .find_map(|&(g, code)| FieldError::new(g, code))
-                        })
-                        .collect();
-                    check(
-                        self.form.errors() == expected.as_slice(),
-                        "a refusal shows each field's first known error, in form order",
-                    )?;
-                }
-            }
+            Event::Refused(errors) => self.refuse(&errors, before)?,
             Event::StaleReport => {
                 let stale = self.form.attempt().wrapping_sub(1);
                 let acted = self.form.delivered(stale, self.now)
@@ -237,28 +226,59 @@ impl FormRun {
         self.check_transition(before, &values_before)
     }
 
+    /// The UI reports the current submit refused for `errors`.
+    fn refuse(&mut self, errors: &[(Field, ErrorCode)], before: Phase) -> Result<(), String> {
+        let acted = self.form.refused(self.form.attempt(), errors);
+        self.reported = acted.then_some(Report::Failed);
+        check(
+            acted == (before == Phase::Submitting && self.sent_current()),
+            "a refusal acts exactly on a sending form's submit in flight, once sent",
+        )?;
+        if acted {
+            let expected: Vec<_> = Field::ALL
+                .iter()
+                .filter_map(|&f| {
+                    errors
+                        .iter()
+                        .filter(|&&(g, _)| g == f)
+                        .find_map(|&(g, code)| FieldError::new(g, code))
+                })
+                .collect();
+            check(
+                self.form.errors() == expected.as_slice(),
+                "a refusal shows each field's first known error, in form order",
+            )?;
+        }
+        Ok(())
+    }
+
     /// A report of the round the form asks for, or, with none, of one never asked.
     fn report_proof(&mut self, event: &Event, before: Phase) -> Result<(), String> {
         let asked = self.form.state().proof_round;
+        // A form without proof of work has none to record: its reports must be ignored.
+        let mut none = Proofs::default();
+        let proofs = self.proofs.as_mut().unwrap_or(&mut none);
         let round = asked.unwrap_or(u32::MAX);
         let acted = match event {
             Event::Solved => {
-                self.solutions += 1;
-                let payload = format!("proof-{}", self.solutions);
+                proofs.solutions += 1;
+                let payload = format!("proof-{}", proofs.solutions);
                 let acted = self.form.solved(round, payload.clone());
                 if acted {
-                    self.unsent.insert(payload);
+                    proofs.unsent.insert(payload);
                 }
                 acted
             }
             Event::Unsolved => {
                 let acted = self.form.unsolved(round);
-                self.reported_failed = acted && before == Phase::Submitting;
+                if acted && before == Phase::Submitting {
+                    self.reported = Some(Report::Failed);
+                }
                 acted
             }
             _ => {
                 let acted = self.form.proof_not_required(round);
-                self.not_required |= acted;
+                proofs.not_required |= acted;
                 acted
             }
         };
@@ -282,26 +302,26 @@ impl FormRun {
             self.form.proof_refused(attempt, self.now),
             "a refused proof is acted on",
         )?;
-        if !self.proving {
-            self.reported_failed = true;
+        let Some(proofs) = &mut self.proofs else {
+            self.reported = Some(Report::Failed);
             return check(
                 self.form.phase() == Phase::Idle,
                 "a form without proof of work fails when one is asked for",
             );
-        }
-        self.not_required = false;
+        };
+        proofs.not_required = false;
         check(
             self.form.state().proof_round.is_some(),
             "a refused proof asks for a new one",
         )?;
-        if self.refused_once {
-            self.reported_failed = true;
+        if proofs.refused_once {
+            self.reported = Some(Report::Failed);
             check(
                 self.form.phase() == Phase::Idle,
                 "a second refused proof ends the submit",
             )
         } else {
-            self.refused_once = true;
+            proofs.refused_once = true;
             check(
                 self.form.phase() == Phase::Submitting && self.form.attempt() == attempt + 1,
                 "a first refused proof is retried as a new attempt",
@@ -325,23 +345,26 @@ impl FormRun {
             self.last_sent = Some(out.attempt);
             match out.altcha {
                 Some(payload) => check(
-                    self.proving && self.unsent.remove(&payload),
+                    self.proofs
+                        .as_mut()
+                        .is_some_and(|p| p.unsent.remove(&payload)),
                     "a proof sent is a solution reported, sent once",
                 )?,
                 None => check(
-                    !self.proving || self.not_required,
+                    self.proofs.as_ref().is_none_or(|p| p.not_required),
                     "no send without its proof",
                 )?,
             }
         }
+        let proving = self.proofs.is_some();
         check(
-            self.proving || self.form.state().proof_round.is_none(),
+            proving || self.form.state().proof_round.is_none(),
             "only a form with proof of work asks for it",
         )?;
         let waiting =
             self.form.phase() == Phase::Submitting && self.last_sent != Some(self.form.attempt());
         check(
-            !(self.proving && waiting) || self.form.state().proof_round.is_some(),
+            !(proving && waiting) || self.form.state().proof_round.is_some(),
             "a submit waiting for its proof has one asked for",
         )
     }
@@ -366,7 +389,10 @@ impl FormRun {
             (Phase::Idle, Phase::Submitting) => self.phase_since = self.now,
             (Phase::Submitting, Phase::Submitted) => {
                 if self.sends() {
-                    check(self.reported_delivered, "no thank-you without a delivery")?;
+                    check(
+                        self.reported == Some(Report::Delivered),
+                        "no thank-you without a delivery",
+                    )?;
                 } else {
                     check(
                         held >= f64::from(SUBMIT_DELAY_MS),
@@ -386,7 +412,7 @@ impl FormRun {
                     "a failure says so: the notice, or the server's errors beneath their fields",
                 )?;
                 check(
-                    self.reported_failed || held >= f64::from(DELIVERY_TIMEOUT_MS),
+                    self.reported == Some(Report::Failed) || held >= f64::from(DELIVERY_TIMEOUT_MS),
                     "no failure without a report before the timeout",
                 )?;
             }
