@@ -106,6 +106,8 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
   await form(page).submit.click();
   await expect(page.getByText("Full name is required")).toBeVisible();
 
+  const requests: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
   await form(page).name.fill("Ada Lovelace");
   await form(page).email.fill("ada@example.com");
   await form(page).company.fill("Analytical Engines");
@@ -113,8 +115,6 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
   await form(page).message.fill("I'd like to build a dashboard.");
   await form(page).interest.selectOption("enterprise");
 
-  const requests: string[] = [];
-  page.on("request", (r) => requests.push(r.url()));
   await form(page).submit.click();
 
   await expect(form(page).submit).toHaveText("Submitting...");
@@ -150,8 +150,9 @@ test("a valid submit: Submitting... for 2000 ms, thanks for 5000 ms, then an emp
   await expect(form(page).submit).toHaveText("Request Early Access");
   await expect(form(page).submit).toBeEnabled();
 
-  // The data went nowhere: no request at all from the submit to the reset, and the
-  // honeypot of the build that sends is not on the page.
+  // The data went nowhere: no request at all from the first keystroke to the reset (no
+  // sign-up, no proof-of-work challenge), and the honeypot of the build that sends is
+  // not on the page.
   expect(requests).toEqual([]);
   await expect(page.locator('input[name="website"]')).toHaveCount(0);
   watcher.expectClean();
