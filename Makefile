@@ -20,7 +20,7 @@ CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || comman
 export CHROMIUM
 PORT ?= 4173
 
-CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs)
+CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs core/solver/Cargo.toml core/solver/src/*.rs)
 SERVER := target/release/lathe-site
 SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
@@ -72,6 +72,7 @@ pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
 	for target in bundler web nodejs; do \
 	  $(RUST) wasm-pack --quiet build core --release --target $$target --out-dir ../.tools/pkg-build/$$target; \
 	done
+	$(RUST) wasm-pack --quiet build core/solver --release --target web --out-dir ../../.tools/pkg-build/solver
 	$(RUST) cargo run -q -p lathe-core --example constants > .tools/pkg-build/constants.json
 	node scripts/pkg.mjs
 	@echo "pkg/bundler/lathe_core_bg.wasm: $$(gzip -9c pkg/bundler/lathe_core_bg.wasm | wc -c | tr -d ' ') bytes gzipped (budget 40,000)"
@@ -116,7 +117,7 @@ test: lint test-setup test-rust test-wasm test-web test-html test-package test-e
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
 	$(RUST) cargo fmt --all --check
 	$(RUST) cargo clippy --all-targets -- -D warnings
-	$(RUST) cargo clippy -p lathe-core --all-targets --target wasm32-unknown-unknown -- -D warnings
+	$(RUST) cargo clippy -p lathe-core -p lathe-core-solver --all-targets --target wasm32-unknown-unknown -- -D warnings
 	npm run typecheck --workspaces
 	tsc --noEmit -p core/js
 	npm run lint
@@ -128,12 +129,14 @@ test-setup: | setup ## The set-up's messages: an old Node, a machine without apt
 test-rust: | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
 	$(RUST) cargo test --all-targets
 
-test-wasm: | setup ## The wasm boundary in headless Chromium and Firefox
+test-wasm: | setup ## The wasm boundary (the core's, the solver's) in headless Chromium and Firefox
 	node scripts/webdriver-json.mjs > .tools/webdriver.json
-	WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
-	  CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome core --test web
-	WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
-	  GECKODRIVER="$$(command -v geckodriver)" $(RUST) wasm-pack test --headless --firefox core --test web
+	for crate in core core/solver; do \
+	  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
+	    CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome $$crate --test web && \
+	  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
+	    GECKODRIVER="$$(command -v geckodriver)" $(RUST) wasm-pack test --headless --firefox $$crate --test web || exit 1; \
+	done
 
 test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web

@@ -6,14 +6,14 @@
 // - the solve alone (`solveChallenge` on a fresh challenge), at the machine's speed and
 //   with the CPU slowed four times (a budget phone) by DevTools' CPU throttling. Chromium
 //   throttles pages only ("Operation is only supported for pages, not workers"), so the
-//   slowed solve runs on the page's thread: the same wasm the worker runs.
+//   slowed solve runs on the page's thread: the same wasm (lathe-core/solver) the worker
+//   runs.
 // The target for both: well inside the spec's 2 s of "Submitting...", which is all a
 // visitor who submits at once may wait for the proof.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { coreFiles } from "./painter.mjs";
 
 /** Samples per figure. */
 const SAMPLES = 30;
@@ -41,7 +41,7 @@ export async function benchProofs(browser, { root, waitFor }) {
     await waitFor(`${origin}/`);
     const form = [];
     for (let i = 0; i < SAMPLES; i++) form.push(await inTheForm(browser, origin));
-    const core = coreFiles(dist);
+    const solver = solverFiles(dist);
     const alone = {};
     const counters = [];
     for (const rate of [1, 4]) {
@@ -49,7 +49,7 @@ export async function benchProofs(browser, { root, waitFor }) {
       const cdp = await page.context().newCDPSession(page);
       await cdp.send("Emulation.setCPUThrottlingRate", { rate });
       await page.goto(`${origin}/robots.txt`);
-      const runs = await page.evaluate(solveAlone, { ...core, n: SAMPLES });
+      const runs = await page.evaluate(solveAlone, { ...solver, n: SAMPLES });
       alone[`x${String(rate)}`] = summary(runs.map((r) => r.ms));
       if (rate === 1) counters.push(...runs.map((r) => r.counter));
       await page.close();
@@ -85,7 +85,25 @@ async function inTheForm(browser, origin) {
   }
 }
 
-/** Runs in the page: `n` fresh challenges solved by the core on this thread. */
+/**
+ * The solver's module in the collecting build and its `.wasm`, as the worker asks for
+ * them: the module's default export starts it from the `.wasm` (src/core/solver.ts).
+ * @param {string} dist the built site's folder
+ */
+function solverFiles(dist) {
+  const assets = readdirSync(join(dist, "assets"));
+  const find = (pattern) => {
+    const file = assets.find((f) => pattern.test(f));
+    if (!file) throw new Error(`${dist}/assets has no ${String(pattern)}: run make build`);
+    return `/assets/${file}`;
+  };
+  return {
+    url: find(/^lathe_core_solver-.*\.js$/),
+    wasm: find(/^lathe_core_solver_bg-.*\.wasm$/),
+  };
+}
+
+/** Runs in the page: `n` fresh challenges solved by the solver on this thread. */
 async function solveAlone({ url, wasm, n }) {
   const m = await import(url);
   await m.default({ module_or_path: wasm });

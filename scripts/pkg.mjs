@@ -12,6 +12,9 @@
 //   lathe-core/node       CommonJS for Node that reads the .wasm from disk.
 //   lathe-core/wasm       the .wasm itself (for `lathe-core/web`'s init).
 //   lathe-core/wake       wakeUps(): wakes a form at the times it asks for.
+//   lathe-core/solver     the proof-of-work solver (core/solver), a wasm module of its own
+//                         that only a form's worker needs: an ES module with `init()`,
+//                         as lathe-core/web; lathe-core/solver/wasm is its .wasm.
 //   lathe-core/constants.json  the constants, without any wasm.
 //
 // Every .d.ts declares `Symbol.dispose` itself, so the types check under `strict` with the
@@ -71,15 +74,23 @@ copyBuild("bundler", "bundler", [
 ]);
 copyBuild("web", "web", [`${name}.js`, `${name}_bg.wasm`, `${name}.d.ts`, `${name}_bg.wasm.d.ts`]);
 copyBuild("nodejs", "node", [`${name}.js`, `${name}_bg.wasm`, `${name}.d.ts`]);
+const solver = "lathe_core_solver";
+copyBuild("solver", "solver", [
+  `${solver}.js`,
+  `${solver}_bg.wasm`,
+  `${solver}.d.ts`,
+  `${solver}_bg.wasm.d.ts`,
+]);
 // Each build's folder says what it is: wasm-pack's Node build is CommonJS in a package
 // that is otherwise ES modules, and resolvers that predate `exports` (TypeScript's
 // node10) find each subpath's files through its folder's manifest.
-for (const [dir, type] of [
-  ["bundler", "module"],
-  ["web", "module"],
-  ["node", "commonjs"],
+for (const [dir, type, stem] of [
+  ["bundler", "module", name],
+  ["web", "module", name],
+  ["node", "commonjs", name],
+  ["solver", "module", solver],
 ]) {
-  const manifest = { type, main: `${name}.js`, types: `${name}.d.ts` };
+  const manifest = { type, main: `${stem}.js`, types: `${stem}.d.ts` };
   writeFileSync(join(pkg, dir, "package.json"), `${JSON.stringify(manifest)}\n`);
 }
 
@@ -178,6 +189,8 @@ const manifest = {
     "./node": { types: `./node/${name}.d.ts`, default: `./node/${name}.js` },
     "./wasm": `./web/${name}_bg.wasm`,
     "./wake": both("wake"),
+    "./solver": { types: `./solver/${solver}.d.ts`, default: `./solver/${solver}.js` },
+    "./solver/wasm": `./solver/${solver}_bg.wasm`,
     "./constants.json": "./constants.json",
     "./package.json": "./package.json",
   },
@@ -193,6 +206,7 @@ const manifest = {
     "bundler/",
     "web/",
     "node/",
+    "solver/",
     "constants.json",
   ],
   // Importing an entry instantiates the wasm (the bundler build, at its top level).
@@ -222,6 +236,11 @@ const sizes = [
     "glue + `.wasm`, read from disk",
   ],
   ["`lathe-core/wake`", gz("wake.js"), ""],
+  [
+    "`lathe-core/solver`",
+    gz(`solver/${solver}.js`, `solver/${solver}_bg.wasm`),
+    "glue + `.wasm`, fetched by `init()`; for a worker",
+  ],
 ];
 const table = [
   "| entry | gzip -9, bytes | |",

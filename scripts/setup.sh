@@ -314,8 +314,8 @@ fi
 # Standard Webhooks library (PyPI's standardwebhooks), with which the tests' webhook
 # receiver (server/tests/webhook_sink.py) checks every delivery, and ALTCHA's (PyPI's
 # altcha), which solves the server's challenges and checks our solver
-# (core/tests/altcha_reference.py): in a virtual environment of Debian's Python of the
-# project's own, .tools/python.
+# (core/solver/tests/altcha_reference.py): in a virtual environment of Debian's Python of
+# the project's own, .tools/python.
 if ! .tools/python/bin/python -c "import standardwebhooks, altcha" 2>/dev/null; then
   if ! /usr/bin/python3 -c "import ensurepip" 2>/dev/null; then
     if has_apt; then

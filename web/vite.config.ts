@@ -171,19 +171,24 @@ function loadAfterFirstPaint(): Plugin {
 }
 
 /**
- * The wasm core in Vitest, which runs in Node with no server to fetch it from: its URL
- * (`lathe-core/wasm?url`, src/core/index.ts) is the file itself, as a data: URL.
+ * The wasm modules in Vitest, which runs in Node with no server to fetch them from: their
+ * URLs (`lathe-core/wasm?url`, src/core/index.ts; `lathe-core/solver/wasm?url`,
+ * src/core/solver.ts) are the files themselves, as data: URLs.
  */
 function coreWasmInTests(): Plugin {
-  const id = "\0lathe-core-wasm-url";
+  const files: Record<string, string> = {
+    "lathe-core/wasm?url": join(root, "pkg", "web", "lathe_core_bg.wasm"),
+    "lathe-core/solver/wasm?url": join(root, "pkg", "solver", "lathe_core_solver_bg.wasm"),
+  };
   return {
     name: "lathe:core-wasm-in-tests",
     apply: (_config, env) => env.mode === "test",
     enforce: "pre",
-    resolveId: (source) => (source === "lathe-core/wasm?url" ? id : undefined),
-    load(source) {
-      if (source !== id) return;
-      const wasm = readFileSync(join(root, "pkg", "web", "lathe_core_bg.wasm"));
+    resolveId: (source) => (source in files ? `\0${source}` : undefined),
+    load(id) {
+      const file = files[id.slice(1)];
+      if (!id.startsWith("\0") || file === undefined) return;
+      const wasm = readFileSync(file);
       return `export default ${JSON.stringify(`data:application/wasm;base64,${wasm.toString("base64")}`)};`;
     },
   };

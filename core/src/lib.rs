@@ -7,7 +7,6 @@
 pub mod background;
 pub mod form;
 pub mod paint;
-pub mod proof;
 pub mod retention;
 pub mod validation;
 

@@ -3,13 +3,10 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::float_cmp)] // the rows are the simulation's own numbers, bit for bit
 
-use std::fmt::Write;
-
 use js_sys::{Float32Array, JSON, Reflect, RegExp};
 use lathe_core::background::{BackgroundConstants, Simulation, Variant};
-use lathe_core::proof::{ALGORITHM, Challenge, Parameters};
 use lathe_core::validation::{EMAIL_PATTERN, JS_WHITESPACE};
-use lathe_core::wasm::{Background, WaitlistForm, is_valid_email, solve_challenge, wasm_memory};
+use lathe_core::wasm::{Background, WaitlistForm, is_valid_email, wasm_memory};
 use tsify::Ts;
 use wasm_bindgen::{JsCast, JsError, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -357,51 +354,6 @@ fn a_form_with_proof_asks_for_a_round_and_sends_only_with_its_solution() {
     let outgoing: JsValue = form.take_send().unwrap().into();
     assert_eq!(json(&outgoing), r#"{"attempt":2,"altcha":null}"#);
     assert!(!form.unsolved(again));
-}
-
-/// A challenge whose answer is `counter`: its prefix is half the key that counter derives.
-fn challenge_for(counter: u32) -> String {
-    let parameters = Parameters {
-        algorithm: ALGORITHM.into(),
-        cost: 100,
-        key_length: 32,
-        key_prefix: String::new(),
-        nonce: "000102030405060708090a0b0c0d0e0f".into(),
-        salt: "0f0e0d0c0b0a09080706050403020100".into(),
-    };
-    let key = Challenge::new(String::new(), parameters.clone())
-        .unwrap()
-        .derive(counter);
-    let prefix = key[..16].iter().fold(String::new(), |mut hex, b| {
-        write!(hex, "{b:02x}").unwrap();
-        hex
-    });
-    format!(
-        r#"{{"parameters":{{"algorithm":"{}","cost":100,"keyLength":32,"keyPrefix":"{prefix}","nonce":"{}","salt":"{}"}},"signature":"00"}}"#,
-        parameters.algorithm, parameters.nonce, parameters.salt
-    )
-}
-
-#[wasm_bindgen_test]
-fn the_solver_finds_the_counter_and_sends_the_challenge_back_as_it_came() {
-    let challenge = challenge_for(37);
-    let payload = solve_challenge(&challenge).unwrap();
-    let atob = js_sys::Function::new_with_args("text", "return atob(text)");
-    let decoded = atob.call1(&JsValue::NULL, &payload.into()).unwrap();
-    let value = JSON::parse(&decoded.as_string().unwrap()).unwrap();
-    assert_eq!(json(&get(&value, "challenge")), challenge);
-    assert_eq!(
-        get(&get(&value, "solution"), "counter").as_f64(),
-        Some(37.0)
-    );
-    for bad in [
-        "",
-        "{}",
-        r#"{"parameters":{}}"#,
-        &challenge.replace("100", "\"100\""),
-    ] {
-        assert!(solve_challenge(bad).is_err(), "{bad}");
-    }
 }
 
 /// A canvas in the test page's document.

@@ -2,7 +2,7 @@
 //! server started with the same `LATHE_PROOF_KEY`, so that wrk can post sign-ups with
 //! the verification included (bench/signup.lua). Each challenge is made as the server
 //! makes them, but with its answer known, so the work is done once instead of searched
-//! for; the key it derives is the core's (`lathe_core::proof`), and the server checks it
+//! for; the key it derives is the core's (`lathe_core_solver`), and the server checks it
 //! as it checks any.
 //!
 //! ```sh
@@ -11,7 +11,7 @@
 
 use std::io::{BufWriter, Write};
 
-use lathe_core::proof::{Challenge, Parameters, Solution};
+use lathe_core_solver::{Challenge, Parameters, Solution};
 use lathe_site::domain::token::Key;
 use lathe_site::waitlist::proof::{COUNTERS, Proofs};
 

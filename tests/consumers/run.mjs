@@ -376,6 +376,7 @@ await check(
           imports: {
             "lathe-core": "/node_modules/lathe-core/index.js",
             "lathe-core/web": "/node_modules/lathe-core/web/lathe_core.js",
+            "lathe-core/solver": "/node_modules/lathe-core/solver/lathe_core_solver.js",
           },
         });
         writeFileSync(

@@ -1,5 +1,5 @@
 //! The proof of work (`--proof-of-work`): challenges the ALTCHA reference implementation
-//! (`altcha` from `PyPI`, `core/tests/altcha_reference.py`) solves, each solution accepted once,
+//! (`altcha` from `PyPI`, `core/solver/tests/altcha_reference.py`) solves, each solution accepted once,
 //! on both databases and across two instances; missing, forged, tampered and expired
 //! solutions refused with their reasons.
 
@@ -27,7 +27,7 @@ fn solved(challenge: &str) -> String {
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/python/bin/python");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../core/tests/altcha_reference.py"
+        "/../core/solver/tests/altcha_reference.py"
     );
     let mut child = Command::new(python)
         .args([script, "solve"])
@@ -147,7 +147,7 @@ fn the_cores_solver_is_accepted() {
     let json = reply.text();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     let parameters = serde_json::from_value(value["parameters"].clone()).unwrap();
-    let challenge = lathe_core::proof::Challenge::new(json, parameters).unwrap();
+    let challenge = lathe_core_solver::Challenge::new(json, parameters).unwrap();
     let solution = challenge.solve(0, *COUNTERS.end() + 1).unwrap();
     assert!(COUNTERS.contains(&solution.counter));
     let proof = challenge.payload(&solution);

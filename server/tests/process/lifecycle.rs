@@ -512,7 +512,7 @@ fn the_proof_key_comes_from_a_file_or_systemds_credential_and_without_one_is_ref
         let json = get(server.address, "/api/waitlist/challenge").text();
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         let parameters = serde_json::from_value(value["parameters"].clone()).unwrap();
-        let challenge = lathe_core::proof::Challenge::new(json, parameters).unwrap();
+        let challenge = lathe_core_solver::Challenge::new(json, parameters).unwrap();
         let solution = challenge.solve(0, 2000).unwrap();
         assert!(
             ours.check(Some(&challenge.payload(&solution))).is_ok(),

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { fieldText, interestLabels } from "../content/form";
 import { CoreError, type FormUpdate, constants, loadCore } from ".";
+import { loadSolver } from "./solver";
 
 describe("the core facade", () => {
   it("loads the wasm core once for every caller", async () => {
@@ -148,24 +149,24 @@ describe("the core facade", () => {
     }
   });
 
-  describe("the proof-of-work solver, against ALTCHA's reference implementation", () => {
-    // PyPI's altcha, as scripts/setup.sh installs it (core/tests/altcha_reference.py).
+  describe("the proof-of-work solver (./solver.ts), against ALTCHA's reference implementation", () => {
+    // PyPI's altcha, as scripts/setup.sh installs it (core/solver/tests/altcha_reference.py).
     const root = fileURLToPath(new URL("../../../", import.meta.url));
     const reference = (args: string[], input = "") => {
       const run = spawnSync(
         `${root}.tools/python/bin/python`,
-        [`${root}core/tests/altcha_reference.py`, ...args],
+        [`${root}core/solver/tests/altcha_reference.py`, ...args],
         { input, encoding: "utf8" },
       );
       return { ok: run.status === 0, out: `${run.stdout}${run.stderr}`.trim() };
     };
 
     it("solves the reference's challenges, and the reference verifies what the wasm sends", async () => {
-      const core = await loadCore();
+      const solver = await loadSolver();
       for (const counter of ["0", "700"]) {
         const created = reference(["create", "wasm secret", "100", counter]);
         expect(created.ok, created.out).toBe(true);
-        const payload = core.solveChallenge(created.out);
+        const payload = solver.solve(created.out);
         const decoded = JSON.parse(Buffer.from(payload, "base64").toString()) as {
           challenge: unknown;
           solution: { counter: number };
@@ -181,7 +182,7 @@ describe("the core facade", () => {
     });
 
     it("refuses what is not a challenge it can solve, with a CoreError", async () => {
-      const core = await loadCore();
+      const solver = await loadSolver();
       const created = JSON.parse(reference(["create", "s", "10", "1"]).out) as {
         parameters: Record<string, unknown>;
       };
@@ -199,7 +200,7 @@ describe("the core facade", () => {
         not({ nonce: "zz" }),
         not({ keyPrefix: undefined }),
       ]) {
-        expect(() => core.solveChallenge(text), text).toThrow(
+        expect(() => solver.solve(text), text).toThrow(
           new CoreError("solve a challenge: not an ALTCHA challenge to solve"),
         );
       }

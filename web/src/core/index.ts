@@ -17,6 +17,7 @@ import type {
 } from "lathe-core/web";
 import constantsJson from "lathe-core/constants.json";
 import wasmUrl from "lathe-core/wasm?url";
+import { CoreError } from "./error";
 
 /** Wakes a form at the times it asks for (the package's helper; no wasm needed). */
 export { wakeUps } from "lathe-core/wake";
@@ -48,10 +49,7 @@ export const constants = constantsJson as {
   readonly retention: RetentionConstants;
 };
 
-/** A call into the core that failed: a programmer error, never a visitor's. */
-export class CoreError extends Error {
-  override readonly name = "CoreError";
-}
+export { CoreError };
 
 /** A field error as a server running the core's rules reports it. */
 export interface ReportedFieldError {
@@ -123,16 +121,10 @@ export interface Core {
   /**
    * A new idle, empty form. With `sending`, a valid submit waits for the caller to send
    * the values and report the outcome (at most 10 s); without, it thanks after 2 s. With
-   * `proof` too, each send carries a proof of work the caller fetches and solves when
-   * `state().proofRound` asks.
+   * `proof` too, each send carries a proof of work the caller fetches and solves
+   * (`loadSolver`, ./solver.ts) when `state().proofRound` asks.
    */
   createForm(options?: { readonly sending?: boolean; readonly proof?: boolean }): FormHandle;
-  /**
-   * Solves an ALTCHA challenge (the JSON text the server sent): the `altcha` payload. It
-   * blocks for as long as the work takes: call it in a worker. A `CoreError` if the text
-   * is not a challenge the core can solve.
-   */
-  solveChallenge(challenge: string): string;
   /** A new background for a `width` × `height` viewport; the same seed, the same shapes. */
   createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
 }
@@ -203,7 +195,6 @@ function createCore(pkg: Package): Core {
         },
       };
     },
-    solveChallenge: (challenge) => call("solve a challenge", () => pkg.solveChallenge(challenge)),
     createBackground(variant, width, height, seed) {
       const background = call(
         `create a ${variant} background`,

@@ -1,4 +1,4 @@
-//! The solver (`lathe_core::proof`) against two implementations that are not ours: the
+//! The solver (`lathe_core_solver`) against two implementations that are not ours: the
 //! `altcha` crate the server verifies with, and the reference `altcha` from the Python
 //! Package Index (installed by `scripts/setup.sh` into `.tools/python`). Each makes a
 //! challenge, ours solves it, and each verifies our payload. Native only.
@@ -8,7 +8,7 @@ use std::process::Command;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use lathe_core::proof::{Challenge, Parameters};
+use lathe_core_solver::{Challenge, Parameters};
 
 /// A challenge's JSON text, ready to solve.
 fn challenge(json: &str) -> Challenge {
@@ -47,10 +47,13 @@ fn the_altcha_crate_verifies_our_payloads() {
     }
 }
 
-/// The reference implementation: `core/tests/altcha_reference.py` with `arguments`.
+/// The reference implementation: `core/solver/tests/altcha_reference.py` with `arguments`.
 fn reference(arguments: &[&str], input: Option<&str>) -> (bool, String) {
     use std::io::Write;
-    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../.tools/python/bin/python");
+    let python = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../.tools/python/bin/python"
+    );
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/altcha_reference.py");
     let mut child = Command::new(python)
         .arg(script)

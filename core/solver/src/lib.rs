@@ -3,17 +3,25 @@
 //! the challenge's prefix, and the payload the sign-up's `altcha` field carries (base64 of
 //! `{"challenge", "solution"}`, as the ALTCHA specification encodes it).
 //!
+//! A crate of its own, and a wasm module of its own (`lathe-core/solver`): only the
+//! form's worker needs it, so the core every page loads does not carry it (it was 6 KB of
+//! the core's 28, gzipped). Plain Rust, tested natively; `wasm` is its binding.
+//!
 //! The hash comes from the `pbkdf2` and `sha2` crates, which the `altcha` crate derives
 //! with; the `altcha` crate itself is not used here because it brings `serde_json`, `rand`
 //! and `getrandom` into the wasm for what a solver never does (sign, verify, draw).
 //! Interoperability is tested instead: the server's `altcha` crate and the reference
 //! implementation (`altcha` from the Python Package Index) verify these payloads. Hex and
 //! base64 are written here, not taken from the `hex` and `base64` crates: those cost 9 KB
-//! of the wasm's 40 KB (gzipped) budget, and the tests check these few lines against them.
+//! of wasm (gzipped), more than the rest of the solver, and the tests check these few
+//! lines against them.
 
 use serde::Deserialize;
 use sha2::Sha256;
 use thiserror::Error;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 
 /// The only algorithm solved (the one the server issues).
 pub const ALGORITHM: &str = "PBKDF2/SHA-256";
