@@ -481,7 +481,7 @@ function report({
     "",
     `The proof of work (--proof-of-work: PBKDF2/SHA-256, cost ${String(proofs.cost)}, the answer's counter median ${String(proofs.counters.median)}, p95 ${String(proofs.counters.p95)}), in Chromium, ${String(proofs.form.n)} each`,
     "(target: well inside the spec's 2,000 ms of Submitting..., the most a visitor who submits at once waits for it)",
-    `  in the form, first change to solution  median ${pad(proofs.form.median, 5)} ms   p95 ${pad(proofs.form.p95, 5)} ms   (fetch, worker, core, solve)`,
+    `  in the form, first change to solution  median ${pad(proofs.form.median, 5)} ms   p95 ${pad(proofs.form.p95, 5)} ms   (fetch, worker, solver, solve)`,
     `  the solve alone, CPU as it is          median ${pad(proofs.alone.x1.median, 5)} ms   p95 ${pad(proofs.alone.x1.p95, 5)} ms`,
     `  the solve alone, CPU slowed 4 x        median ${pad(proofs.alone.x4.median, 5)} ms   p95 ${pad(proofs.alone.x4.p95, 5)} ms   (a budget phone)`,
     "",

@@ -12,10 +12,9 @@ export type ProofResult =
 export const PROOF_MEASURE = "lathe:proof-of-work";
 
 /**
- * One round of proof of work: fetches a challenge from `url` and has the core solve it in
- * a worker of its own, ended when `signal` aborts. A 204 (or 404) means the server asks
- * for none.
- * Never throws.
+ * One round of proof of work: fetches a challenge from `url` and has the solver solve it
+ * in a worker of its own, ended when `signal` aborts. A 204 (or 404) means the server
+ * asks for none. Never throws.
  */
 export async function proveWork(url: string, signal: AbortSignal): Promise<ProofResult> {
   let challenge: string;
