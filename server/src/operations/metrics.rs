@@ -41,7 +41,7 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
 
 /// Each metric's help text (Prometheus' `# HELP` lines); every `_seconds` one is a
 /// histogram in seconds, [`OPEN_CONNECTIONS`] and [`ENTRIES`] gauges, the others counters.
-const HELP: [(&str, &str); 12] = [
+const HELP: [(&str, &str); 13] = [
     (
         WEBHOOKS,
         "Webhook deliveries by outcome (delivered, retried, failed).",
@@ -51,6 +51,10 @@ const HELP: [(&str, &str); 12] = [
     (REQUEST_SECONDS, "Time to answer a request, by route class."),
     (SIGN_UPS_STORED, "Sign-ups stored."),
     (SIGN_UPS_REFUSED, "Sign-ups refused, by reason."),
+    (
+        CHALLENGES,
+        "Proof-of-work challenges issued (forms begun, with --proof-of-work).",
+    ),
     (DATABASE_ERRORS, "Sign-ups the database failed to store."),
     (
         DATABASE_SECONDS,
@@ -115,6 +119,14 @@ pub const SIGN_UPS_STORED: &str = "lathe_sign_ups_stored_total";
 /// A sign-up was stored.
 pub fn sign_up_stored() {
     metrics::counter!(SIGN_UPS_STORED).increment(1);
+}
+
+/// Proof-of-work challenges issued: a form's first change, with `--proof-of-work`.
+pub const CHALLENGES: &str = "lathe_challenges_total";
+
+/// Counts a challenge issued.
+pub fn challenge_issued() {
+    metrics::counter!(CHALLENGES).increment(1);
 }
 
 /// Sign-ups refused, by `reason` (as in the logs).

@@ -158,7 +158,10 @@ impl Proofs {
 /// tell, with no error in the visitor's console.
 pub(super) fn challenge(proofs: Option<&Proofs>) -> Response {
     let mut response = match proofs {
-        Some(proofs) => Json(proofs.challenge(crate::now_ms())).into_response(),
+        Some(proofs) => {
+            crate::operations::metrics::challenge_issued();
+            Json(proofs.challenge(crate::now_ms())).into_response()
+        }
         None => StatusCode::NO_CONTENT.into_response(),
     };
     response

@@ -7,12 +7,14 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use lathe_site::config::Config;
+use lathe_site::domain::token::Key;
 use lathe_site::startup::Application;
+use lathe_site::waitlist::proof::Proofs;
 use lathe_site_testkit::sqlite;
 use metrics_exporter_prometheus::PrometheusBuilder;
 use tower::ServiceExt;
 
-use crate::helpers::{collecting, confirming_without_mail, unlimited};
+use crate::helpers::{KEY, collecting, confirming_without_mail, unlimited};
 
 /// What one request got, and what it did to the metrics and the log.
 struct Seen {
@@ -248,4 +250,30 @@ Hello
     let (status, _, page) = owners(None, "/");
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("This server collects no sign-ups: start it with --database."));
+}
+
+#[test]
+fn each_challenge_issued_is_counted_and_a_server_without_proofs_issues_none() {
+    let database = sqlite();
+    let get = || {
+        Request::get("/api/waitlist/challenge")
+            .body(Body::empty())
+            .unwrap()
+    };
+    let mut config = collecting(&database, unlimited());
+    config.waitlist.as_mut().unwrap().proofs = Some(Proofs::new(&Key::new(KEY).unwrap()));
+    let seen = answer(config, get());
+    assert_eq!(seen.status, StatusCode::OK);
+    assert!(
+        seen.metrics.contains("lathe_challenges_total 1"),
+        "{}",
+        seen.metrics
+    );
+    let seen = answer(collecting(&database, unlimited()), get());
+    assert_eq!(seen.status, StatusCode::NO_CONTENT);
+    assert!(
+        !seen.metrics.contains("lathe_challenges_total"),
+        "{}",
+        seen.metrics
+    );
 }
