@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL for tests and benchmarks: a cluster of its own in a folder, on a
-# free loopback port, trusting local connections, never a system service.
+# A throwaway PostgreSQL for tests and benchmarks: a cluster of its own in a folder,
+# reached through a Unix socket in that folder (no TCP port, so none to find free and none
+# another process can take), trusting local connections, never a system service.
 #
 #   scripts/postgres.sh start DIR [SETTING=VALUE ...]   prints the cluster's postgres:// URL
 #   scripts/postgres.sh stop DIR                        stops it and removes DIR
@@ -47,14 +48,15 @@ start)
   fi
   as_owner "$bin/initdb" -D "$dir/data" -U lathe -A trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  options="-p $port -k $dir -c listen_addresses=127.0.0.1"
+  # The socket is DIR/.s.PGSQL.5432: the port only names it.
+  options="-p 5432 -k $dir -c listen_addresses=''"
   for setting in "$@"; do options+=" -c $setting"; done
   echo "$options" >"$dir/options"
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$options" -w -t 60 start >/dev/null ||
     { cat "$dir/server.log" >&2; exit 1; }
-  as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U lathe lathe
-  echo "postgres://lathe@127.0.0.1:$port/lathe"
+  as_owner "$bin/createdb" -h "$dir" -p 5432 -U lathe lathe
+  # sqlx, libpq and psql all take a socket folder as the host parameter.
+  echo "postgres://lathe@localhost/lathe?host=$dir"
   ;;
 restart)
   # No output captured: the new postmaster would keep the caller's pipe open.

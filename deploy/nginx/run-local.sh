@@ -2,6 +2,10 @@
 # Runs nginx in the foreground with deploy/nginx/lathe.conf on a built site, on loopback:
 # what the tests use (the "nginx" Playwright project), and a way to try the configuration.
 #   deploy/nginx/run-local.sh [PORT] [DIST]    (defaults: 4175, web/dist)
+# PORT 0: a port the system picks. The socket is bound and listening before nginx starts
+# (nginx takes it over through its NGINX variable, as on a binary upgrade), so the line
+# "nginx on http://127.0.0.1:PORT" says both where and that it is ready: the tests read it
+# rather than poll a port, and no port is chosen for nginx that another process can take.
 # With LATHE_UPSTREAM=HOST:PORT, the waitlist's endpoint is passed to the lathe-site there
 # (deploy/nginx/lathe-waitlist.conf, included as lathe.conf's commented line says).
 set -euo pipefail
@@ -25,7 +29,7 @@ if [ -n "${LATHE_UPSTREAM:-}" ]; then
   include_waitlist=(-e "s|# include snippets/lathe-waitlist.conf;|include snippets/lathe-waitlist.conf;|")
 fi
 sed "${include_waitlist[@]}" \
-  -e "s|listen 80;|listen 127.0.0.1:$port;|" \
+  -e "s|listen 80;|listen 127.0.0.1:@PORT@;|" \
   -e "s|root /var/www/lathe;|root $dist;|" \
   -e "s|include snippets/|include $work/snippets/|" \
   deploy/nginx/lathe.conf >"$work/lathe.conf"
@@ -52,5 +56,23 @@ http {
   include $work/lathe.conf;
 }
 CONF
-"$nginx" -t -q -c "$work/nginx.conf" -p "$work"
-exec "$nginx" -c "$work/nginx.conf" -p "$work"
+# The listening socket first (Debian's Python: it is there wherever nginx is), then nginx
+# with it: its configuration checked, then run.
+exec /usr/bin/python3 - "$port" "$work" "$nginx" <<'PY'
+import os, socket, subprocess, sys
+
+port, work, nginx = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+listener = socket.create_server(("127.0.0.1", port), backlog=511)
+port = listener.getsockname()[1]
+conf = os.path.join(work, "lathe.conf")
+with open(conf) as f:
+    text = f.read().replace("@PORT@", str(port))
+with open(conf, "w") as f:
+    f.write(text)
+os.set_inheritable(listener.fileno(), True)
+os.environ["NGINX"] = f"{listener.fileno()};"
+command = [nginx, "-c", os.path.join(work, "nginx.conf"), "-p", work]
+subprocess.run(command + ["-t", "-q"], check=True, pass_fds=[listener.fileno()])
+print(f"nginx on http://127.0.0.1:{port}", flush=True)
+os.execv(nginx, command)
+PY

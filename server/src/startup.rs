@@ -89,6 +89,8 @@ impl Application {
             Some(address) => {
                 let handle = metrics::install()?;
                 let listener = metrics::listen(address).await?;
+                // The address bound, so that port 0 says which port the system gave.
+                let address = listener.local_addr().unwrap_or(address);
                 said.push(format!(
                     "metrics on http://{address}/metrics, the list's figures on http://{address}/"
                 ));

@@ -6,7 +6,8 @@ for good (550), as a mailbox that does not exist is; mail to later@... is deferr
 
     python3 smtp_sink.py DIR PORT
 
-It prints "ready" once it listens, and runs until it is killed.
+PORT 0 lets the system pick one. It prints "listening on 127.0.0.1:PORT" once it listens,
+and runs until it is killed.
 """
 
 import asyncio
@@ -14,9 +15,10 @@ import email
 import email.policy
 import itertools
 import os
+import socket
 import sys
 
-from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP
 
 
 class Sink:
@@ -57,15 +59,23 @@ class Sink:
         return "250 OK"
 
 
+async def serve(folder, port):
+    # SO_REUSEPORT: the test holds this port (a socket bound with it that never listens)
+    # while the server is down, so that nothing else takes it.
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", port))
+    sink = Sink(folder)
+    server = await asyncio.get_running_loop().create_server(
+        lambda: SMTP(sink, hostname="127.0.0.1"), sock=sock
+    )
+    print(f"listening on 127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    await server.serve_forever()
+
+
 def main():
     folder, port = sys.argv[1], int(sys.argv[2])
-    controller = Controller(Sink(folder), hostname="127.0.0.1", port=port)
-    controller.start()
-    print("ready", flush=True)
-    try:
-        asyncio.run(asyncio.Event().wait())
-    finally:
-        controller.stop()
+    asyncio.run(serve(folder, port))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ statuses to answer next, one a line, each used once (503, 410, ...); without it,
 
     python webhook_sink.py DIR PORT SECRET
 
-It prints "ready" once it listens, and runs until it is killed.
+It prints "listening on 127.0.0.1:PORT" once it listens, and runs until it is killed.
 """
 
 import json
@@ -62,8 +62,11 @@ def main():
         def log_message(self, *args):
             pass
 
+    # SO_REUSEPORT: the test holds this port (a socket bound with it that never listens)
+    # while the receiver is down, so that nothing else takes it.
+    ThreadingHTTPServer.allow_reuse_port = True
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    print("ready", flush=True)
+    print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
     server.serve_forever()
 
 

@@ -68,6 +68,10 @@ pub struct Postgres {
 }
 
 impl Postgres {
+    /// What the system answers a connection to a stopped cluster, as the server's log and
+    /// the owner's tools quote it: its Unix socket is gone with it.
+    pub const DOWN: &str = "No such file or directory";
+
     /// A cluster for tests that need speed over durability (fsync off).
     pub fn start() -> Self {
         Self::start_with(&["fsync=off"])

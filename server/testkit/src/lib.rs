@@ -19,9 +19,9 @@ pub use client::{
     send_bytes, send_to, status_of,
 };
 pub use databases::{Postgres, Sqlite, sqlite};
-pub use forms::{NOTICE, load, sign_up, sign_up_with};
+pub use forms::{Loading, NOTICE, load, sign_up, sign_up_with};
 pub use owner::{export, outbox, owner};
-pub use sink::free_port;
+pub use sink::Reservation;
 pub use site::{fixture, scratch};
 pub use smtp::{Email, Smtp};
-pub use wait::{until, wait_for};
+pub use wait::{address_said, line_said, until, wait_for};

@@ -1,26 +1,53 @@
 //! A helper program of the tests (the SMTP server, the webhook receiver): a Python script
 //! of `server/tests/` on a loopback port, writing what it receives into a folder of its
 //! own; stopped, and its folder removed, when dropped.
+//!
+//! Its port is the test's from the start, even while the program is down: a socket bound
+//! with `SO_REUSEPORT` that never listens holds it ([`Reservation`]). Nothing else can
+//! take it (not another test's server, not the system for an outgoing connection), a
+//! connection to it is refused as long as nothing listens there, and the program, which
+//! binds it with `SO_REUSEPORT` too, listens on it when started.
 
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::site::scratch;
-use crate::wait::wait_for;
+use socket2::{Domain, Socket, Type};
 
-/// A free loopback port, for a program that must be told one (the sinks, nginx,
-/// Prometheus).
-///
-/// # Panics
-/// When no port can be had.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+use crate::site::scratch;
+use crate::wait::line_said;
+
+/// A loopback port held for a program of the test's, which is refused to everyone else.
+pub struct Reservation(Socket);
+
+impl Reservation {
+    /// A port the system picks, bound (with `SO_REUSEPORT`) and never listened on.
+    ///
+    /// # Panics
+    /// When no socket can be had.
+    pub fn new() -> Self {
+        let socket = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        socket.set_reuse_port(true).unwrap();
+        socket
+            .bind(&SocketAddr::from((Ipv4Addr::LOCALHOST, 0)).into())
+            .unwrap();
+        Self(socket)
+    }
+
+    /// The port held.
+    ///
+    /// # Panics
+    /// Never: the socket is bound to an IPv4 address.
+    pub fn port(&self) -> u16 {
+        self.0.local_addr().unwrap().as_socket().unwrap().port()
+    }
+}
+
+impl Default for Reservation {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The program, its port and folder, and the process while it runs.
@@ -28,7 +55,7 @@ pub struct Sink {
     python: PathBuf,
     script: &'static str,
     extra: Vec<String>,
-    port: u16,
+    port: Reservation,
     folder: PathBuf,
     child: Option<Child>,
 }
@@ -39,8 +66,8 @@ impl Sink {
     /// # Panics
     /// When its folder cannot be made.
     pub fn new(python: impl Into<PathBuf>, script: &'static str, extra: &[&str]) -> Self {
-        let port = free_port();
-        let folder = scratch(&format!("{script}-{}-{port}", std::process::id()));
+        let port = Reservation::new();
+        let folder = scratch(&format!("{script}-{}-{}", std::process::id(), port.port()));
         std::fs::create_dir_all(&folder).unwrap();
         Self {
             python: python.into(),
@@ -52,29 +79,32 @@ impl Sink {
         }
     }
 
-    /// Starts it (again), and waits until it listens.
+    /// Starts it (again) on its port, and waits until it says it listens.
     ///
     /// # Panics
-    /// When it cannot be started, or does not listen within 20 s.
+    /// When it cannot be started, or exits or says nothing within 30 s.
     pub fn up(&mut self) {
         let script = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests")
             .join(self.script);
-        let child = Command::new(&self.python)
+        let mut child = Command::new(&self.python)
             .arg(script)
             .arg(&self.folder)
-            .arg(self.port.to_string())
+            .arg(self.port.port().to_string())
             .args(&self.extra)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| {
                 panic!("{} cannot run {}: {e}", self.python.display(), self.script)
             });
+        let stdout = child.stdout.take().unwrap();
         self.child = Some(child);
-        let address = SocketAddr::from(([127, 0, 0, 1], self.port));
-        wait_for(self.script, Duration::from_secs(20), || {
-            std::net::TcpStream::connect(address).is_ok()
-        });
+        line_said(
+            self.script,
+            stdout,
+            "listening on ",
+            Duration::from_secs(30),
+        );
     }
 
     /// Stops it.
@@ -87,7 +117,7 @@ impl Sink {
 
     /// Its port.
     pub fn port(&self) -> u16 {
-        self.port
+        self.port.port()
     }
 
     /// Its folder.

@@ -1,6 +1,8 @@
 //! Waiting for something that happens elsewhere (another process, another thread): a
 //! condition polled until it holds, never a sleep in its place.
 
+use std::io::{BufRead, BufReader, Read};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Polls `check` every 20 ms until it holds, at most `limit`: whether it did.
@@ -21,4 +23,52 @@ pub fn until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
 /// When `check` did not hold within `limit`.
 pub fn wait_for(what: &str, limit: Duration, check: impl FnMut() -> bool) {
     assert!(until(limit, check), "no {what} within {limit:?}");
+}
+
+/// What a program says after `marker` on the first line of `output` that holds it: how a
+/// test learns that a program it started is ready, and where (the port the system gave
+/// it), by reading rather than by polling a port. The rest of `output` is read and dropped
+/// in a thread of its own, so that the program never blocks on a full pipe.
+///
+/// # Panics
+/// When no such line comes within `limit` (the program ended, or is stuck), naming `what`.
+pub fn line_said(
+    what: &str,
+    output: impl Read + Send + 'static,
+    marker: &'static str,
+    limit: Duration,
+) -> String {
+    let (said, heard) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut said = Some(said);
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            if let Some((_, rest)) = line.split_once(marker)
+                && let Some(said) = said.take()
+            {
+                let _ = said.send(rest.trim().to_owned());
+            }
+        }
+    });
+    heard
+        .recv_timeout(limit)
+        .unwrap_or_else(|e| panic!("{what} never said \"{marker}...\" ({e})"))
+}
+
+/// [`line_said`] for a program that says `listening on ADDRESS`: the address.
+///
+/// # Panics
+/// As [`line_said`], or when what follows is not an address.
+pub fn address_said(
+    what: &str,
+    output: impl Read + Send + 'static,
+    marker: &'static str,
+    limit: Duration,
+) -> std::net::SocketAddr {
+    let said = line_said(what, output, marker, limit);
+    let address = said.split_whitespace().next().unwrap_or_default();
+    address
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap_or_else(|e| panic!("{what} said \"{marker}{said}\": not an address ({e})"))
 }

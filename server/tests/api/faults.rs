@@ -7,13 +7,12 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use lathe_site::store::{Location, WAL_SIZE_LIMIT};
 use lathe_site_testkit::{
-    Postgres, held_for, json, load, post, post_to, post_with, send_to, sign_up, sign_up_with,
-    sqlite,
+    Loading, Postgres, held_for, json, load, post, post_to, post_with, send_to, sign_up,
+    sign_up_with, sqlite,
 };
 
 use crate::helpers::{TestApp, collecting, confirming_without_mail, stored, unlimited};
@@ -140,13 +139,15 @@ fn the_write_ahead_log_stays_bounded_while_serving() {
 fn postgres_restarted_under_load_loses_no_acknowledged_sign_up() {
     let postgres = Postgres::start_durable();
     let server = TestApp::collecting(&postgres.location, unlimited());
-    let stop = AtomicBool::new(false);
+    let loading = Loading::default();
     let acknowledged = std::thread::scope(|scope| {
-        let loaded = scope.spawn(|| load(server.address, "t", 8, &stop));
-        std::thread::sleep(Duration::from_secs(1));
+        let loaded = scope.spawn(|| load(server.address, "t", 8, &loading));
+        // Counted in sign-ups, not seconds: some before the restart, and some after it
+        // (the server has found the database again).
+        loading.until_more(200);
         postgres.restart();
-        std::thread::sleep(Duration::from_millis(2500));
-        stop.store(true, Ordering::Relaxed);
+        loading.until_more(200);
+        loading.stop();
         loaded.join().unwrap()
     });
     let rows = emails(&postgres.location);

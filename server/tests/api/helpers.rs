@@ -119,6 +119,13 @@ impl Drop for TestApp {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        // The mailer's connection pool closes the connections it keeps on a task of the
+        // runtime it was made on, so it is dropped there, not on the test's thread (where
+        // it panicked whenever a connection was still pooled: "there is no reactor
+        // running", one run in several).
+        let _inside = self.runtime.enter();
+        drop(self.outbox.take());
+        drop(self.hooks.take());
     }
 }
 

@@ -7,13 +7,12 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use lathe_site::store::Location;
 use lathe_site_testkit::{
-    NOTICE, Postgres, Smtp, export, load, owner, post, post_token, sign_up, sign_up_with, sqlite,
-    status_of,
+    Loading, NOTICE, Postgres, Smtp, export, load, owner, post, post_token, sign_up, sign_up_with,
+    sqlite, status_of,
 };
 
 use crate::helpers::{TestApp, run, sql, sql_text, unlimited};
@@ -227,23 +226,23 @@ fn a_backup_taken_under_load_holds_every_sign_up_acknowledged_before_it_and_rest
     let database = sqlite();
     let server = TestApp::collecting(&database, unlimited());
     // Sign-ups acknowledged before the backup starts...
-    let stop = AtomicBool::new(false);
+    let loading = Loading::default();
     let before = std::thread::scope(|scope| {
-        let loaded = scope.spawn(|| load(server.address, "before", 4, &stop));
-        std::thread::sleep(Duration::from_millis(700));
-        stop.store(true, Ordering::Relaxed);
+        let loaded = scope.spawn(|| load(server.address, "before", 4, &loading));
+        loading.until_more(100);
+        loading.stop();
         loaded.join().unwrap()
     });
-    assert!(before.len() > 20, "too little load: {}", before.len());
-    // ...then the backup, while more are written.
+    assert!(before.len() >= 100, "too little load: {}", before.len());
+    // ...then the backup, while more are written (counted in sign-ups, not seconds).
     let copy = Path::new(&database.display()).with_extension("backup.db");
-    let stop = AtomicBool::new(false);
+    let loading = Loading::default();
     let (during, backup) = std::thread::scope(|scope| {
-        let loaded = scope.spawn(|| load(server.address, "during", 4, &stop));
-        std::thread::sleep(Duration::from_millis(200));
+        let loaded = scope.spawn(|| load(server.address, "during", 4, &loading));
+        loading.until_more(20);
         let backup = owner(&database, &["backup", copy.to_str().unwrap()]);
-        std::thread::sleep(Duration::from_millis(200));
-        stop.store(true, Ordering::Relaxed);
+        loading.until_more(20);
+        loading.stop();
         (loaded.join().unwrap(), backup)
     });
     assert!(backup.0, "{}", backup.2);

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use lathe_site_testkit::{Reply, free_port, owner, post, send_to, sign_up};
+use lathe_site_testkit::{Reply, address_said, owner, post, send_to, sign_up};
 
 /// The image's settings, as `podman image inspect` gives them.
 struct Config {
@@ -125,8 +125,9 @@ enum Running {
 }
 
 impl Running {
-    /// `podman run`, or `None` with podman's reason when no container can start here.
-    fn container(image: &str, port: u16) -> Result<Self, String> {
+    /// `podman run`, with the port the engine published the site's on, or podman's reason
+    /// when no container can start here.
+    fn container(image: &str) -> Result<(Self, SocketAddr), String> {
         let name = format!("lathe-image-test-{}", std::process::id());
         let volume = format!("{name}-data");
         let out = run(
@@ -136,8 +137,9 @@ impl Running {
                 "--detach",
                 "--name",
                 &name,
+                // A host port the engine picks, read back below.
                 "--publish",
-                &format!("127.0.0.1:{port}:8080"),
+                "127.0.0.1::8080",
                 "--volume",
                 &format!("{volume}:/data"),
                 image,
@@ -145,7 +147,12 @@ impl Running {
         );
         let running = Self::Container { name, volume };
         if out.status.success() {
-            Ok(running)
+            let Self::Container { name, .. } = &running else {
+                unreachable!()
+            };
+            let published = ok(&container(), &["port", name, "8080/tcp"]);
+            let address = published.lines().next().unwrap_or_default().trim().parse();
+            Ok((running, address.map_err(|e| format!("{published}: {e}"))?))
         } else {
             Err(String::from_utf8_lossy(&out.stderr)
                 .lines()
@@ -155,10 +162,11 @@ impl Running {
         }
     }
 
-    /// The image's entrypoint and command, as its user, with its environment (the port
-    /// set as `--publish` would map it), from its root; a new directory at the volume's
-    /// place, owned by that user as a new named volume would be.
-    fn chroot(image: &str, config: &Config, port: u16) -> Self {
+    /// The image's entrypoint and command, as its user, with its environment, from its
+    /// root, on a port the system picks (`LATHE_PORT=0`; then set to the one it gave, for
+    /// the health check); a new directory at the volume's place, owned by that user as a
+    /// new named volume would be.
+    fn chroot(image: &str, config: &Config) -> (Self, SocketAddr) {
         let root = PathBuf::from(ok(&container(), &["image", "mount", image]).trim());
         let data = std::env::temp_dir().join(format!("lathe-image-data-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&data);
@@ -170,20 +178,25 @@ impl Running {
             &["--bind", data.to_str().unwrap(), volume.to_str().unwrap()],
         );
         let mut env = config.env.clone();
-        env.push(format!("LATHE_PORT={port}"));
-        let server = Self::in_root(&root, &config.user, &env, &config.entrypoint, &config.cmd)
-            .stdout(Stdio::null())
+        env.push("LATHE_PORT=0".to_owned());
+        let mut server = Self::in_root(&root, &config.user, &env, &config.entrypoint, &config.cmd)
+            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
-        Self::Chroot {
+        let stdout = server.stdout.take().unwrap();
+        let address = address_said("lathe-site", stdout, " on http://", Duration::from_secs(30));
+        env.pop();
+        env.push(format!("LATHE_PORT={}", address.port()));
+        let running = Self::Chroot {
             image: image.to_owned(),
             root,
             data,
             server,
             env,
             user: config.user.clone(),
-        }
+        };
+        (running, address)
     }
 
     fn in_root(
@@ -367,8 +380,7 @@ fn the_image_serves_collects_onto_its_volume_checks_its_health_and_stops_on_sigt
     assert_eq!(config.ports, ["8080/tcp"]);
     assert_eq!(config.health, ["CMD", "/lathe-site", "ready"]);
 
-    let port = free_port();
-    let mut running = match Running::container(&image, port) {
+    let (mut running, address) = match Running::container(&image) {
         Ok(running) => {
             println!("image test: ran {image} with `{} run`", container());
             running
@@ -379,10 +391,9 @@ fn the_image_serves_collects_onto_its_volume_checks_its_health_and_stops_on_sigt
                  entrypoint from its root by chroot instead",
                 container()
             );
-            Running::chroot(&image, &config, port)
+            Running::chroot(&image, &config)
         }
     };
-    let address = SocketAddr::from(([127, 0, 0, 1], port));
     ready_within(address, Duration::from_secs(20), &mut || {
         running.is_running()
     });

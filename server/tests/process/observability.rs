@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use lathe_site_testkit::{
-    Postgres, Smtp, free_port, get, outbox, post, scratch, sign_up, sqlite, until, wait_for,
+    Postgres, Smtp, address_said, get, outbox, post, scratch, sign_up, sqlite, until, wait_for,
 };
 
 use crate::server::{Server, confirming, sqlite3};
@@ -195,8 +195,7 @@ impl Prometheus {
             ),
         )
         .unwrap();
-        let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
-        let child = Command::new("prometheus")
+        let mut child = Command::new("prometheus")
             .arg(format!(
                 "--config.file={}",
                 dir.join("prometheus.yml").display()
@@ -205,11 +204,18 @@ impl Prometheus {
                 "--storage.tsdb.path={}",
                 dir.join("data").display()
             ))
-            .arg(format!("--web.listen-address={address}"))
+            // Port 0: Prometheus logs the address it was given.
+            .arg("--web.listen-address=127.0.0.1:0")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("prometheus (make setup installs Debian's package)");
+        let address = address_said(
+            "prometheus",
+            child.stderr.take().unwrap(),
+            "msg=\"Listening on\" address=",
+            Duration::from_secs(60),
+        );
         Self {
             child,
             address,
@@ -246,8 +252,8 @@ impl Drop for Prometheus {
 #[test]
 fn prometheus_scrapes_the_metrics_listener_and_counts_sign_ups_and_refusals() {
     let database = sqlite();
-    let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()));
-    let server = Server::start(Some(&database), &["--metrics-addr", &metrics.to_string()]);
+    let server = Server::start(Some(&database), &["--metrics-addr", "127.0.0.1:0"]);
+    let metrics = server.metrics.expect("the metrics' address");
     for n in 0..3 {
         let email = format!("m{n}@example.com");
         assert_eq!(post(server.address, &sign_up(&email)).status, 201);
@@ -317,8 +323,8 @@ fn metric(metrics: SocketAddr, series: &str) -> u64 {
 fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
     let database = sqlite();
     let mut smtp = Smtp::down_at_first();
-    let metrics = SocketAddr::from(([127, 0, 0, 1], free_port()));
-    let server = confirming(&database, &smtp, &["--metrics-addr", &metrics.to_string()]);
+    let server = confirming(&database, &smtp, &["--metrics-addr", "127.0.0.1:0"]);
+    let metrics = server.metrics.expect("the metrics' address");
     let series =
         |outcome: &str| format!("lathe_emails_total{{kind=\"confirm\",outcome=\"{outcome}\"}}");
     for email in ["one@example.com", "nobody@example.com"] {

@@ -33,6 +33,9 @@ pub struct Server {
     pub child: Child,
     /// Where it listens.
     pub address: SocketAddr,
+    /// Where its metrics are served, when it was started with `--metrics-addr` (port 0
+    /// for one the system picks: the server says which).
+    pub metrics: Option<SocketAddr>,
     /// What it wrote to standard error so far.
     pub stderr: Arc<Mutex<String>>,
 }
@@ -52,12 +55,16 @@ impl Server {
     pub fn start_with(mut command: Command, database: Option<&Location>, extra: &[&str]) -> Self {
         command
             .args(["serve", "--dist", fixture().to_str().unwrap()])
-            .args(["--port", "0", "--sign-ups-per-minute", "0"])
+            .args(["--port", "0"])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(database) = database {
             command.args(["--database", &database.display()]);
+        }
+        // No allowance unless a test sets one.
+        if !extra.contains(&"--sign-ups-per-minute") {
+            command.args(["--sign-ups-per-minute", "0"]);
         }
         let mut child = command.spawn().unwrap();
         let stderr = Arc::new(Mutex::new(String::new()));
@@ -71,22 +78,28 @@ impl Server {
                     .push_str(&String::from_utf8_lossy(&chunk[..n]));
             }
         });
-        // The "serving DIST on http://ADDRESS" line; the rest of standard output is read
-        // and dropped, so that the server never blocks on a full pipe.
+        // The "serving DIST on http://ADDRESS" line, and before it the "metrics on
+        // http://ADDRESS/metrics" one; the rest of standard output is read and dropped, so
+        // that the server never blocks on a full pipe.
         let (found, bound) = std::sync::mpsc::channel();
         let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         std::thread::spawn(move || {
+            let mut metrics = None;
             for line in std::io::BufRead::lines(stdout).map_while(Result::ok) {
+                if let Some(rest) = line.strip_prefix("metrics on http://") {
+                    let address = rest.split_once('/').map_or(rest, |(address, _)| address);
+                    metrics = Some(address.parse::<SocketAddr>().unwrap());
+                }
                 let said = line.strip_prefix("serving ");
                 if let Some((_, address)) = said.and_then(|rest| rest.rsplit_once(" on http://")) {
-                    let _ = found.send(address.parse::<SocketAddr>().unwrap());
+                    let _ = found.send((address.parse::<SocketAddr>().unwrap(), metrics));
                 }
             }
         });
         let started = Instant::now();
-        let address = loop {
-            if let Ok(address) = bound.recv_timeout(Duration::from_millis(20)) {
-                break address;
+        let (address, metrics) = loop {
+            if let Ok(bound) = bound.recv_timeout(Duration::from_millis(20)) {
+                break bound;
             }
             assert!(
                 started.elapsed() < Duration::from_secs(20),
@@ -100,6 +113,7 @@ impl Server {
         Self {
             child,
             address,
+            metrics,
             stderr,
         }
     }
