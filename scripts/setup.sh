@@ -169,15 +169,42 @@ build_fallback_toolchain() {
   rm -rf "$scratch"
 }
 
+# Long steps run in the background, all at once, while the rest of the set-up goes on
+# (the system packages, above all): `in_background NAME COMMAND...` starts one, its output
+# in .tools/logs/NAME.log (shown if it fails); `background_done` waits for them all.
+running=()
+in_background() {
+  local name=$1
+  shift
+  mkdir -p .tools/logs
+  "$@" >".tools/logs/$name.log" 2>&1 &
+  running+=("$name:$!")
+}
+background_done() {
+  local entry failed=()
+  for entry in "${running[@]}"; do
+    if ! wait "${entry#*:}"; then
+      failed+=("${entry%%:*}")
+      cat ".tools/logs/${entry%%:*}.log" >&2
+    fi
+  done
+  [ ${#failed[@]} -eq 0 ] || fail "failed: ${failed[*]} (its output is above)"
+  [ ${#running[@]} -eq 0 ] || log "done: ${running[*]%%:*}"
+}
+
+# Tools built from crates.io: no registry reachable here has them prebuilt for this
+# machine (their npm wrappers and cargo-binstall download from GitHub's releases, out of
+# reach), and building them is most of a new machine's set-up: in the background.
 cargo_install() {
   local bin=$1 crate=$2 version=$3
   shift 3
   if command -v "$bin" >/dev/null && prints " $version" "$bin" --version; then
     return
   fi
-  log "cargo install $crate $version (a few minutes)"
+  log "cargo install $crate $version (in the background: a few minutes)"
   # Host tools, built with the chosen toolchain (rust-toolchain.toml's may be missing).
-  RUSTUP_TOOLCHAIN=$toolchain cargo install -q "$crate" --version "$version" "$@"
+  in_background "$crate" env RUSTUP_TOOLCHAIN="$toolchain" \
+    cargo install -q "$crate" --version "$version" "$@"
 }
 
 mkdir -p .tools
@@ -223,13 +250,26 @@ cargo_install wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
 # The driver for Firefox (not a Debian package).
 cargo_install geckodriver geckodriver "$GECKODRIVER_VERSION" --locked
 
+# --- Node packages, exactly as package-lock.json pins them (in the background) --------
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci (in the background)"
+  in_background npm-ci npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# --- System packages -------------------------------------------------------------------
+# Each check below adds what is missing to `wanted` (apt_want); all are installed at
+# once after the checks, while the crates above build.
+wanted=()
+apt_bare=()
+apt_want() { wanted+=("$@"); }
+
 # --- Browsers and Java -----------------------------------------------------------------
 # Chromium and its driver, for wasm-pack's browser tests and Playwright. CHROMIUM names
 # the browser where it is not on PATH as `chromium`.
 chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chromium" ] || ! command -v chromedriver >/dev/null; then
   if has_apt; then
-    apt_install chromium chromium-driver
+    apt_want chromium chromium-driver
   else
     need "$(hint "Chromium and chromedriver" "--cask chromium && brew install chromedriver" "chromium chromedriver"), then set CHROMIUM to the browser's executable"
   fi
@@ -239,7 +279,7 @@ fi
 if ! command -v firefox-esr >/dev/null && [ -z "${FIREFOX:-}" ] || ! command -v WebKitWebDriver >/dev/null ||
   ! command -v Xvfb >/dev/null; then
   if has_apt; then
-    apt_install firefox-esr webkit2gtk-driver xvfb
+    apt_want firefox-esr webkit2gtk-driver xvfb
   else
     need "$(hint "Firefox, and WebKitGTK's WebDriver with Xvfb (Linux only)" "--cask firefox (WebKitGTK: none on macOS; use Linux)" "firefox webkitgtk6.0 xorg-x11-server-Xvfb"), then set FIREFOX to Firefox's executable"
   fi
@@ -247,7 +287,7 @@ fi
 # Java for the W3C Nu HTML Checker (vnu-jar, from npm).
 if ! java -version >/dev/null 2>&1; then
   if has_apt; then
-    apt_install openjdk-17-jre-headless
+    apt_want openjdk-17-jre-headless
   else
     need "$(hint "Java 17 or newer" "openjdk@17" "java-17-openjdk-headless")"
   fi
@@ -257,7 +297,7 @@ fi
 if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] ||
   [ ! -f /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ] || ! command -v wrk >/dev/null; then
   if has_apt; then
-    apt_install nginx libnginx-mod-http-brotli-static wrk
+    apt_want nginx libnginx-mod-http-brotli-static wrk
   else
     need "$(hint "nginx with the brotli_static module, and wrk" "nginx wrk (and build ngx_brotli)" "nginx nginx-mod-brotli wrk")"
   fi
@@ -270,7 +310,7 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null && ! command -v pg
   if has_apt; then
     sudo_if_needed mkdir -p /etc/postgresql-common/createcluster.d
     echo "create_main_cluster = false" | sudo_if_needed tee /etc/postgresql-common/createcluster.d/lathe.conf >/dev/null
-    apt_install postgresql
+    apt_want postgresql
   else
     need "$(hint "PostgreSQL's server programs (initdb, pg_ctl), or set PG_BIN to their folder" "postgresql@17" "postgresql-server")"
   fi
@@ -278,7 +318,7 @@ fi
 # systemd-analyze, with which the tests check the service unit in deploy/systemd.
 if ! command -v systemd-analyze >/dev/null; then
   if has_apt; then
-    apt_install systemd
+    apt_want systemd
   else
     need "$(hint "systemd-analyze (systemd)" "(none on macOS: run make test on Linux)" "systemd")"
   fi
@@ -286,7 +326,7 @@ fi
 # Prometheus and promtool, with which the tests scrape and lint the server's metrics.
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
   if has_apt; then
-    apt_install --no-install-recommends prometheus
+    apt_bare+=(prometheus)
   else
     need "$(hint "prometheus and promtool" "prometheus" "golang-github-prometheus")"
   fi
@@ -296,7 +336,7 @@ fi
 if ! command -v podman >/dev/null || { [[ "$(cat .tools/static-target 2>/dev/null)" == *musl ]] &&
   ! command -v musl-gcc >/dev/null; }; then
   if has_apt; then
-    apt_install podman musl-tools
+    apt_want podman musl-tools
   else
     need "$(hint "podman (the container image's tests; Linux only)" "podman" "podman musl-gcc")"
   fi
@@ -305,7 +345,7 @@ fi
 # package is for Debian's own Python, /usr/bin/python3, which the tests prefer).
 if ! /usr/bin/python3 -c "import aiosmtpd" 2>/dev/null && ! python3 -c "import aiosmtpd" 2>/dev/null; then
   if has_apt; then
-    apt_install python3-aiosmtpd
+    apt_want python3-aiosmtpd
   else
     need "$(hint "aiosmtpd (Python)" "python3 -m pip install aiosmtpd" "python3-aiosmtpd")"
   fi
@@ -316,26 +356,21 @@ fi
 # altcha), which solves the server's challenges and checks our solver
 # (core/solver/tests/altcha_reference.py): in a virtual environment of Debian's Python of
 # the project's own, .tools/python.
+venv=
 if ! .tools/python/bin/python -c "import standardwebhooks, altcha" 2>/dev/null; then
+  venv=1
   if ! /usr/bin/python3 -c "import ensurepip" 2>/dev/null; then
     if has_apt; then
-      apt_install python3-venv
+      apt_want python3-venv
     else
       need "$(hint "Python's venv module" "python3" "python3")"
     fi
-  fi
-  if /usr/bin/python3 -c "import ensurepip" 2>/dev/null; then
-    log "pip install standardwebhooks and altcha into .tools/python"
-    rm -rf .tools/python
-    /usr/bin/python3 -m venv .tools/python
-    .tools/python/bin/pip install --quiet --disable-pip-version-check \
-      standardwebhooks==1.1.0 altcha==2.3.0
   fi
 fi
 # The sqlite3 shell, with which the tests check a backup as an owner would.
 if ! command -v sqlite3 >/dev/null; then
   if has_apt; then
-    apt_install sqlite3
+    apt_want sqlite3
   else
     need "$(hint "the sqlite3 shell" "sqlite" "sqlite")"
   fi
@@ -344,9 +379,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   fail "Missing on this $OS $ARCH machine (no apt-get here to install them):" \
     "${missing[@]/#/  - }" "Install them, then run this again."
 fi
-
-# --- Node packages, exactly as package-lock.json pins them -----------------------------
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+# What is missing, in one apt-get run (one download, one dpkg pass); Prometheus without
+# its recommended packages (a desktop's worth), in a run of its own.
+[ ${#wanted[@]} -eq 0 ] || apt_install "${wanted[@]}"
+[ ${#apt_bare[@]} -eq 0 ] || apt_install --no-install-recommends "${apt_bare[@]}"
+if [ -n "$venv" ]; then
+  log "pip install standardwebhooks and altcha into .tools/python"
+  rm -rf .tools/python
+  /usr/bin/python3 -m venv .tools/python
+  .tools/python/bin/pip install --quiet --disable-pip-version-check \
+    standardwebhooks==1.1.0 altcha==2.3.0
 fi
+
+background_done

@@ -156,11 +156,17 @@ test("the form: every message, then Submitting... for 2 s and the thank-you for 
   }
   await fill(driver, await field("Email address"), "ada@example.com");
 
-  // Times taken in the page, as the transitions happen.
+  // Times taken in the page, as the transitions happen; beside them, when the engine's own
+  // timers for 2 s and 7 s after the submit fire (the clock the page's transitions can
+  // keep at best: on a busy machine both are late alike).
   await script(
     driver,
     `const times = (window.formTimes = {});
-     document.querySelector("form.waitlist-form").addEventListener("submit", () => { times.submitted = performance.now(); }, { capture: true });
+     document.querySelector("form.waitlist-form").addEventListener("submit", () => {
+       times.submitted = performance.now();
+       setTimeout(() => { times.at2s = performance.now(); }, 2000);
+       setTimeout(() => { times.at7s = performance.now(); }, 7000);
+     }, { capture: true });
      new MutationObserver(() => {
        if (!times.panel && document.querySelector(".thank-you")) times.panel = performance.now();
        if (times.panel && !times.reset && document.querySelector("form.waitlist-form")) times.reset = performance.now();
@@ -170,25 +176,24 @@ test("the form: every message, then Submitting... for 2 s and the thank-you for 
   const button = await submit();
   expect(await button.getText()).toBe("Submitting...");
   expect(await button.isEnabled()).toBe(false);
+  type Times = Partial<Record<"submitted" | "panel" | "reset" | "at2s" | "at7s", number>>;
   const times = await until(
     driver,
-    () =>
-      script<{ submitted?: number; panel?: number; reset?: number }>(
-        driver,
-        "return window.formTimes",
-      ),
-    (t) => t.reset !== undefined,
+    () => script<Times>(driver, "return window.formTimes"),
+    (t) => t.reset !== undefined && t.at7s !== undefined,
   );
-  const { submitted = 0, panel = 0, reset = 0 } = times;
-  // On time, in every engine: each transition lands never early, and late by a few tens
-  // of milliseconds at most, counted from the submit (the core times the panel from the
-  // moment it showed it; the page draws that a few milliseconds later, so the panel's
-  // own span is 5000 ms give or take that drawing).
+  const { submitted = 0, panel = 0, reset = 0, at2s = 0, at7s = 0 } = times;
+  // On time, in every engine: each transition lands never early, and at most a few tens
+  // of milliseconds after the engine's own timer for the same moment fires (the core
+  // times the panel from the moment it showed it; the page draws that a few
+  // milliseconds later, so the panel's own span is 5000 ms give or take that drawing).
+  // Measured against the engine's timers, not the wall clock: how busy the machine is
+  // delays both alike and decides nothing.
   expect(panel - submitted).toBeGreaterThanOrEqual(2000);
-  expect(panel - submitted).toBeLessThan(2060);
+  expect(panel - at2s).toBeLessThan(60);
   expect(reset - submitted).toBeGreaterThanOrEqual(7000);
-  expect(reset - submitted).toBeLessThan(7060);
-  expect(Math.abs(reset - panel - 5000)).toBeLessThan(60);
+  expect(reset - at7s).toBeLessThan(60);
+  expect(reset - panel).toBeGreaterThanOrEqual(5000 - 60);
   expect(await (await field("Full name")).getAttribute("value")).toBe("");
   expect(await errors(driver)).toEqual([]);
 });

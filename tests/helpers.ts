@@ -19,10 +19,11 @@ export function form(page: Page) {
 
 /**
  * Records console errors, uncaught exceptions and every request that leaves the
- * site's origin (`host`, the test server's unless given); `expectClean()` asserts there
+ * site's origin (`host`, the test server's unless given: its port is the one it said,
+ * which playwright.config.ts puts in LATHE_SITE_PORT); `expectClean()` asserts there
  * were none.
  */
-export function watch(page: Page, host = "127.0.0.1:4174") {
+export function watch(page: Page, host = `127.0.0.1:${String(process.env.LATHE_SITE_PORT)}`) {
   const errors: string[] = [];
   const foreign: string[] = [];
   page.on("console", (m) => {

@@ -7,13 +7,27 @@ const executablePath = process.env.CHROMIUM;
 if (!executablePath) {
   throw new Error("Set CHROMIUM to a Chromium executable, or run the tests through make");
 }
+// Both servers listen on a port the system picks and print it once they listen; Playwright
+// reads the line (`wait`) and puts the named group in the environment of the test workers,
+// which load this file again: the runner, before the servers start, sees no port yet.
 /** `lathe-site serve`, the site's own server: every test runs against it. */
-const origin = "http://127.0.0.1:4174";
+const origin = `http://127.0.0.1:${process.env.LATHE_SITE_PORT ?? "0"}`;
 /** nginx with deploy/nginx/lathe.conf: the tests tagged @deploy run against it too. */
-const nginx = "http://127.0.0.1:4175";
+const nginx = `http://127.0.0.1:${process.env.LATHE_NGINX_PORT ?? "0"}`;
+/** The server's binary: the Makefile's (LATHE_SITE), or the release build. */
+const server = process.env.LATHE_SITE ?? "target/release/lathe-site";
+/** The tests with a waitlist server of their own (tests/waitlistServer.ts). */
+const waitlist = ["waitlist.spec.ts", "confirmation.spec.ts", "owner.spec.ts"];
 /** Not Playwright's: the engine tour runs in its own projects, the consumer projects under make test-package. */
 const notHere = ["engines.spec.ts", "consumers/**"];
 
+// The load is chosen, not whatever the machine has: one test at a time in each project,
+// two at most in all, so at most two browsers, one waitlist server with its database and
+// mail server, and the two servers above. Measured on two cores: the Chromium suite took
+// 3.9 min with one worker and 5.8 min with two (every page animates its background, and
+// two engines' accessibility checks at once starve each other), and one slow test then
+// crossed the 30 s limit. The waitlist's tests mostly wait (on the form's 2 s, on mail), so
+// they run beside the rest.
 export default defineConfig({
   testDir: ".",
   fullyParallel: true,
@@ -32,30 +46,45 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `target/release/lathe-site serve --dist web/dist --port ${new URL(origin).port}`,
+      command: `${server} serve --dist web/dist --port 0`,
       cwd: "..",
-      url: origin,
+      wait: { stdout: /serving \S+ on http:\/\/127\.0\.0\.1:(?<lathe_site_port>\d+)/ },
       reuseExistingServer: false,
     },
     {
-      command: `deploy/nginx/run-local.sh ${new URL(nginx).port} web/dist`,
+      command: "deploy/nginx/run-local.sh 0 web/dist",
       cwd: "..",
-      url: nginx,
+      wait: { stdout: /nginx on http:\/\/127\.0\.0\.1:(?<lathe_nginx_port>\d+)/ },
       reuseExistingServer: false,
     },
   ],
   projects: [
-    { name: "chromium", testIgnore: notHere, use: { ...devices["Desktop Chrome"] } },
+    {
+      name: "chromium",
+      testIgnore: [...notHere, ...waitlist],
+      workers: 1,
+      use: { ...devices["Desktop Chrome"] },
+    },
+    // The waitlist's servers, in the build that collects (tests/waitlistServer.ts).
+    {
+      name: "waitlist",
+      testMatch: waitlist,
+      workers: 1,
+      use: { ...devices["Desktop Chrome"] },
+    },
     // What any deployment must do (routes, 404, headers, CSP, encodings, caching), on nginx.
     {
       name: "nginx",
       grep: /@deploy/,
       testIgnore: notHere,
+      workers: 1,
       use: { ...devices["Desktop Chrome"], baseURL: nginx },
     },
-    // The tour every engine must pass, over WebDriver (tests/engines/driver.ts). One engine
-    // at a time, after the rest: its timings are real, and a busy machine would blur them.
-    { name: "firefox", testMatch: "engines.spec.ts", dependencies: ["chromium", "nginx"] },
-    { name: "webkit", testMatch: "engines.spec.ts", dependencies: ["firefox"] },
+    // The tour every engine must pass, over WebDriver (tests/engines/driver.ts). Run by a
+    // second `playwright test` after the first (package.json's "test"), one worker, so one
+    // engine at a time with nothing else running: its timings are real. Not a dependency
+    // of the Chromium projects: a failure there must not hide the tour's results.
+    { name: "firefox", testMatch: "engines.spec.ts" },
+    { name: "webkit", testMatch: "engines.spec.ts" },
   ],
 });

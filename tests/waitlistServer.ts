@@ -5,7 +5,6 @@
 // stored is read back with the owner's own tool, `lathe-site waitlist export`.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +12,8 @@ import { promisify } from "node:util";
 import { test as base, expect } from "@playwright/test";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const binary = join(root, "target/release/lathe-site");
+/** The server's binary: the Makefile's (LATHE_SITE), or the release build. */
+const binary = process.env.LATHE_SITE ?? join(root, "target/release/lathe-site");
 const dist = join(root, "web/dist-waitlist");
 /** The key the server signs its links with, in these tests. */
 const tokenKey = "a key for the browser tests, over 32 bytes";
@@ -51,6 +51,8 @@ export interface Mailbox {
 
 export interface Server {
   readonly url: string;
+  /** The owner's listener (`--metrics-addr`), where the server was given one. */
+  readonly metricsUrl: string | undefined;
   /** Stops the server (SIGTERM) and waits for it to exit. */
   stop(): Promise<void>;
   /** Starts it again, on the same port and database. */
@@ -60,20 +62,6 @@ export interface Server {
   thaw(): void;
   /** Everything stored, as the owner exports it. */
   entries(): Promise<Entry[]>;
-}
-
-/** A port free on loopback now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => {
-        resolve(typeof address === "object" && address ? address.port : 0);
-      });
-    });
-  });
 }
 
 /** The text of a quoted-printable body (RFC 2045 §6.7): soft breaks joined, =XX decoded. */
@@ -96,33 +84,51 @@ function parseEmail(raw: string): Email {
   };
 }
 
-/** The link to `page` (`confirm` or `manage`) in an email, on the server at `url`. */
+/**
+ * The site's address as the confirming servers are told it (`--site-url`): the links in
+ * their emails start with it. Each server listens on a port the system picks, which it
+ * cannot be told before it starts, so a link is opened on the server itself ([`linkIn`]).
+ */
+const siteUrl = "http://waitlist.test";
+
+/** The link to `page` (`confirm` or `manage`) in an email, opened on the server at `url`. */
 export function linkIn(email: Email, url: string, page: "confirm" | "manage"): string {
   const link = new RegExp(`https?://[^/\\s]+/${page}#\\S+`).exec(email.text)?.[0];
   if (!link) throw new Error(`no ${page} link in: ${email.text}`);
-  expect(link.startsWith(`${url}/${page}#`)).toBe(true);
-  return link;
+  expect(link.startsWith(`${siteUrl}/${page}#`)).toBe(true);
+  return url + link.slice(siteUrl.length);
 }
 
-/** Starts the SMTP server on a free port, writing what it accepts into `folder`. */
-async function startMailbox(folder: string): Promise<[Mailbox, ChildProcess]> {
-  const port = await freePort();
-  // Debian's python3-aiosmtpd is for Debian's Python.
-  const child = spawn(
-    "/usr/bin/python3",
-    [join(root, "server/tests/smtp_sink.py"), folder, String(port)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once("data", () => {
-      resolve();
+/**
+ * What a program started by a test says: resolves with the lines it printed to standard
+ * output once one matches `ready`, or fails when it exits first. How a test learns where a
+ * program listens (it binds port 0 and prints the port it was given) and that it does.
+ */
+function said(child: ChildProcess, ready: RegExp, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      if (ready.test(text)) resolve(text);
     });
     child.once("exit", (code) => {
-      reject(new Error(`the SMTP server exited (${String(code)}): is python3-aiosmtpd installed?`));
+      reject(new Error(`${what} exited (${String(code)}) before it was ready: ${text}`));
     });
   });
+}
+
+/** Starts the SMTP server on a port the system picks, writing what it accepts into `folder`. */
+async function startMailbox(folder: string): Promise<[Mailbox, ChildProcess]> {
+  // Debian's python3-aiosmtpd is for Debian's Python.
+  const child = spawn("/usr/bin/python3", [join(root, "server/tests/smtp_sink.py"), folder, "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const listening = await said(
+    child,
+    /listening on 127\.0\.0\.1:\d+/,
+    "the SMTP server (python3-aiosmtpd)",
+  );
+  const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(listening)?.[1]);
   const read = () =>
     readdirSync(folder)
       .filter((name) => name.endsWith(".eml"))
@@ -140,23 +146,24 @@ async function startMailbox(folder: string): Promise<[Mailbox, ChildProcess]> {
   ];
 }
 
-/** Spawns the server and waits for its "serving" line. */
-async function launch(args: string[]): Promise<ChildProcess> {
+/** A running `lathe-site serve`, and the addresses it said it was given. */
+interface Launched {
+  child: ChildProcess;
+  url: string;
+  metricsUrl: string | undefined;
+}
+
+/** Spawns the server and waits until it says it collects, and where it serves. */
+async function launch(args: string[]): Promise<Launched> {
   const child = spawn(binary, ["serve", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LATHE_TOKEN_KEY: tokenKey, LATHE_PROOF_KEY: proofKey },
   });
-  await new Promise<void>((resolve, reject) => {
-    let said = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      said += chunk.toString();
-      if (said.includes("collecting sign-ups")) resolve();
-    });
-    child.once("exit", (code) => {
-      reject(new Error(`lathe-site exited (${String(code)}) before serving: ${said}`));
-    });
-  });
-  return child;
+  const lines = await said(child, /collecting sign-ups/, "lathe-site");
+  const url = /^serving .* on (http:\/\/\S+)$/m.exec(lines)?.[1];
+  if (!url) throw new Error(`lathe-site said no address: ${lines}`);
+  const metricsUrl = /^metrics on (http:\/\/[^/\s]+)\//m.exec(lines)?.[1];
+  return { child, url, metricsUrl };
 }
 
 export const test = base.extend<{
@@ -189,26 +196,24 @@ export const test = base.extend<{
     const folder = mkdtempSync(join(tmpdir(), "lathe-waitlist-"));
     // scripts/postgres.sh: a throwaway cluster (under /tmp itself, which the postgres user
     // reaches when the tests run as root), its URL on standard output.
-    const cluster = `/tmp/lathe-pg-e2e-${String(process.pid)}-${String(await freePort())}`;
+    const cluster = mkdtempSync("/tmp/lathe-pg-e2e-");
     const postgres = join(root, "scripts/postgres.sh");
     const database =
       backend === "postgres"
         ? (await promisify(execFile)(postgres, ["start", cluster])).stdout.trim()
         : join(folder, "waitlist.db");
-    const port = await freePort();
-    const url = `http://127.0.0.1:${String(port)}`;
     const mail = confirming
       ? [
           ...["--smtp", `smtp://127.0.0.1:${String(mailbox.port)}`],
-          ...["--mail-from", "Lathe <waitlist@localhost>", "--site-url", url],
+          ...["--mail-from", "Lathe <waitlist@localhost>", "--site-url", siteUrl],
         ]
       : [];
-    const args = [
-      ...["--dist", dist, "--port", String(port), "--database", database],
-      ...mail,
-      ...serverOptions,
-    ];
-    let child = await launch(args);
+    const args = [...["--dist", dist, "--database", database], ...mail, ...serverOptions];
+    // A port the system picks, as the server says; on a restart, the same one again.
+    let launched = await launch([...args, "--port", "0"]);
+    const { url, metricsUrl } = launched;
+    const again = [...args, "--port", new URL(url).port];
+    let child = launched.child;
     const stop = async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -218,9 +223,11 @@ export const test = base.extend<{
     };
     await use({
       url,
+      metricsUrl,
       stop,
       start: async () => {
-        child = await launch(args);
+        launched = await launch(again);
+        child = launched.child;
       },
       freeze: () => child.kill("SIGSTOP"),
       thaw: () => child.kill("SIGCONT"),

@@ -3,7 +3,7 @@
 // through WebKitWebDriver, in a virtual X display. The paths come from the environment
 // the Makefile sets, with Debian's defaults.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { Builder, type WebDriver } from "selenium-webdriver";
@@ -32,10 +32,25 @@ async function startFirefox(): Promise<Session> {
   const options = new firefox.Options().setBinary(firefoxBinary).addArguments("-headless");
   options.windowSize({ width: 1280, height: 900 });
   options.enableBidi();
+  // Ports the system picks, for the driver and for BiDi: geckodriver says which it got.
+  const server = spawn(geckodriver, ["--port", "0", "--websocket-port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const address = await new Promise<string>((resolve, reject) => {
+    let said = "";
+    server.stdout.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      const listening = /Listening on (127\.0\.0\.1:\d+)/.exec(said);
+      if (listening?.[1]) resolve(listening[1]);
+    });
+    server.once("exit", (code) => {
+      reject(new Error(`geckodriver exited (${String(code)}): ${said}`));
+    });
+  });
   const driver = await new Builder()
+    .usingServer(`http://${address}`)
     .forBrowser("firefox")
     .setFirefoxOptions(options)
-    .setFirefoxService(new firefox.ServiceBuilder(geckodriver))
     .build();
   return {
     driver,
@@ -48,20 +63,23 @@ async function startFirefox(): Promise<Session> {
       });
       await context.setViewport(width, height);
     },
-    close: () => driver.quit(),
+    async close() {
+      await driver.quit();
+      server.kill();
+    },
   };
 }
 
 async function startWebKit(): Promise<Session> {
   const children: ChildProcess[] = [];
   const display = env.DISPLAY ?? (await startXvfb(children));
-  const port = await freePort();
-  const server = spawn(webkitDriver, [`--port=${String(port)}`], {
+  // A port the system picks; WebKitWebDriver does not say which, its sockets do.
+  const server = spawn(webkitDriver, ["--port=0"], {
     env: { ...env, DISPLAY: display },
     stdio: "ignore",
   });
   children.push(server);
-  await waitForPort(port);
+  const port = await listeningPort(server);
   const driver = await new Builder()
     .usingServer(`http://127.0.0.1:${String(port)}`)
     .withCapabilities({
@@ -101,28 +119,34 @@ function startXvfb(children: ChildProcess[]): Promise<string> {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-    server.on("error", reject);
-  });
-}
-
-async function waitForPort(port: number) {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      await fetch(`http://127.0.0.1:${String(port)}/status`);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+/**
+ * The loopback port `child` listens on, read from the kernel's tables: its sockets'
+ * inodes (/proc/PID/fd) among the listening TCP sockets (/proc/net/tcp), read again
+ * every 20 ms until it has one (it binds as it starts); fails when it exits first. No
+ * port is chosen for it, so none can be taken by another process meanwhile.
+ */
+async function listeningPort(child: ChildProcess): Promise<number> {
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("WebKitWebDriver did not start");
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`WebKitWebDriver exited (${String(child.exitCode)})`);
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${String(pid)}/fd`)) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${String(pid)}/fd/${fd}`));
+        if (socket?.[1]) inodes.add(socket[1]);
+      } catch {
+        // Closed between the listing and the read.
+      }
     }
+    for (const line of readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1)) {
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      // 0A: LISTEN; the address is hex, "0100007F:PORT" for 127.0.0.1.
+      if (state === "0A" && inode && inodes.has(inode) && local) {
+        return parseInt(local.split(":")[1] ?? "0", 16);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`WebKitWebDriver did not start on port ${String(port)}`);
 }
