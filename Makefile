@@ -26,7 +26,9 @@ CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md 
 # the target scripts/setup.sh chose (.tools/static-target: musl, or glibc linked
 # statically where rustup has no musl), natively where there is none (macOS). One release
 # build instead of two (the image's and a native one): a fat-LTO build of the server is
-# four minutes on two cores. make bench measures the native build, target/release.
+# four minutes on two cores. In a build folder of its own (target/static-build), so that it
+# never waits for Cargo's lock on target/release, which the wasm builds take. make bench
+# measures the native build, target/release.
 SERVER := target/static/lathe-site
 # For the browser tests and deploy/nginx/run-local.sh: the server they start.
 export LATHE_SITE := $(CURDIR)/$(SERVER)
@@ -89,8 +91,9 @@ pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
 $(SERVER): $(SERVER_SOURCES) | setup
 	target="$$(cat .tools/static-target 2>/dev/null || true)"; \
 	  static=""; [[ "$$target" == *-gnu ]] && static="-C target-feature=+crt-static"; \
-	  RUSTFLAGS="$$static" $(RUST) cargo build --release -q -p lathe-site $${target:+--target "$$target"}; \
-	  mkdir -p $(@D) && cp "target/$${target:+$$target/}release/lathe-site" $@
+	  CARGO_TARGET_DIR=target/static-build RUSTFLAGS="$$static" \
+	    $(RUST) cargo build --release -q -p lathe-site $${target:+--target "$$target"}; \
+	  mkdir -p $(@D) && cp "target/static-build/$${target:+$$target/}release/lathe-site" $@
 
 # The native release build, for make bench (it measures the server beside nginx).
 target/release/lathe-site: $(SERVER_SOURCES) | setup
@@ -122,8 +125,19 @@ $(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $
 	WAITLIST_URL=/api/waitlist LATHE_OUT_DIR=dist-waitlist npm run build -w web
 	$(SERVER) compress --dist $(WAITLIST_DIST)
 
-test: lint test-setup test-rust test-wasm test-web test-html test-package test-e2e test-image ## Install, then run every check and test
-	@echo "All checks and tests passed."
+# make test in two parts, each carried on past a failure (-k), so that one failure hides no
+# other result; it fails if anything did. First, two jobs at a time: the checks and the
+# tests that need only the sources (most of their time is compiling, or waiting on
+# timeouts and browsers), beside the server's release build and the npm consumers'
+# install, which the second part needs. Then the builds' checks and the browser tests, one
+# target at a time: their load is chosen in tests/playwright.config.ts.
+FIRST = lint $(SERVER) test-setup test-rust $(CONSUMERS) test-wasm test-web
+THEN = test-html test-package test-e2e test-image
+test: | setup ## Install, then run every check and test
+	@status=0; \
+	  $(MAKE) -k -j2 --output-sync=target $(FIRST) || status=1; \
+	  $(MAKE) -k $(THEN) || status=1; \
+	  if [ $$status = 0 ]; then echo "All checks and tests passed."; else echo "Some checks or tests failed (above)."; exit 1; fi
 
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
 	$(RUST) cargo fmt --all --check
@@ -152,7 +166,12 @@ test-wasm: | setup ## The wasm boundary (the core's, the solver's) in headless C
 test-web: pkg/package.json | setup ## Vitest: facade, hooks, components
 	npm test -w web
 
-test-package: pkg/package.json | setup ## The packed lathe-core installed into consumer projects (Node, Vitest, Jest, esbuild, webpack, Vite, Next.js, TypeScript 4.9 and 6), publint, attw, types, README examples
+# The consumer projects' own tools (Vite, webpack, Next.js, ...), from their lock file.
+CONSUMERS := tests/consumers/node_modules/.package-lock.json
+$(CONSUMERS): tests/consumers/package.json tests/consumers/package-lock.json
+	cd tests/consumers && npm install --no-audit --no-fund --loglevel=error
+
+test-package: pkg/package.json $(CONSUMERS) | setup ## The packed lathe-core installed into consumer projects (Node, Vitest, Jest, esbuild, webpack, Vite, Next.js, TypeScript 4.9 and 6), publint, attw, types, README examples
 	node tests/consumers/run.mjs
 
 test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every built page (both builds): no error
