@@ -21,17 +21,28 @@ export CHROMIUM
 PORT ?= 4173
 
 CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs core/solver/Cargo.toml core/solver/src/*.rs)
-# The site's server, built once in release for everything make runs it for (make start,
-# the builds' compression, the browser tests, the container image): linked statically for
-# the target scripts/setup.sh chose (.tools/static-target: musl, or glibc linked
-# statically where rustup has no musl), natively where there is none (macOS). One release
-# build instead of two (the image's and a native one): a fat-LTO build of the server is
-# four minutes on two cores. In a build folder of its own (target/static-build), so that it
-# never waits for Cargo's lock on target/release, which the wasm builds take. make bench
-# measures the native build, target/release.
+# The site's server, built once in release for what make serves and ships (make start,
+# make collect, the container image): linked statically for the target scripts/setup.sh
+# chose (.tools/static-target: musl, or glibc linked statically where rustup has no musl),
+# natively where there is none (macOS). In a build folder of its own
+# (target/static-build), so that it never waits for Cargo's lock on target/release, which
+# the wasm builds take. make bench measures the native build, target/release.
 SERVER := target/static/lathe-site
+# The server make test runs (the builds' compression, the browser tests, the image's
+# test): the test build's own binary, where that is static (the tests built for musl, see
+# TEST_TARGET), so that make test compiles the server once, not once more in release (a
+# fat-LTO build: 430 CPU-seconds, the largest single step of make test). Elsewhere the
+# release build above. The same sources, the same recipe; `make SITE=$(SERVER) ...`
+# chooses the release build for any target.
+TEST_SERVER := target/test/lathe-site
+SITE ?= $(SERVER)
 # For the browser tests and deploy/nginx/run-local.sh: the server they start.
-export LATHE_SITE := $(CURDIR)/$(SERVER)
+export LATHE_SITE := $(CURDIR)/$(SITE)
+# The target make test's Rust is built for, in a recipe: the static target where it is musl
+# (a static musl program runs here as any other; its debug build then serves the browser
+# tests and the image), else none (the machine's own).
+TEST_TARGET = target="$$(cat .tools/static-target 2>/dev/null || true)"; [[ "$$target" == *-musl ]] || target=""
+RUST_SOURCES := Cargo.toml Cargo.lock $(shell find core server -type f \( -name '*.rs' -o -name Cargo.toml -o -name '*.sql' \) -not -path '*/target/*')
 SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
@@ -95,18 +106,30 @@ $(SERVER): $(SERVER_SOURCES) | setup
 	    $(RUST) cargo build --release -q -p lathe-site $${target:+--target "$$target"}; \
 	  mkdir -p $(@D) && cp "target/static-build/$${target:+$$target/}release/lathe-site" $@
 
+# make test's server: its Rust tests' build, copied where make finds it (only when it
+# changed, so that an unchanged build rebuilds nothing after it).
+$(TEST_SERVER): $(RUST_SOURCES) | setup
+	$(TEST_TARGET); \
+	  if [ -n "$$target" ]; then \
+	    $(RUST) cargo test --all-targets --no-run -q --target "$$target"; \
+	    built="target/$$target/debug/lathe-site"; \
+	  else \
+	    $(MAKE) $(SERVER); built=$(SERVER); \
+	  fi; \
+	  mkdir -p $(@D) && { cmp -s "$$built" $@ || cp "$$built" $@; }
+
 # The native release build, for make bench (it measures the server beside nginx).
 target/release/lathe-site: $(SERVER_SOURCES) | setup
 	$(RUST) cargo build --release -q -p lathe-site
 
-# The container image (deploy/Containerfile): the static lathe-site (SERVER, above), its
+# The container image (deploy/Containerfile): the static lathe-site (SITE, above), its
 # symbols stripped, the collecting build and an empty /data, staged in target/image as the
 # build's context. Only podman (or docker) and this machine's files: nothing is pulled.
 IMAGE ?= lathe-site:latest
 CONTAINER ?= podman
-image: $(SERVER) $(WAITLIST_DIST)/index.html | setup ## The container image of deploy/Containerfile, tagged IMAGE (lathe-site:latest)
+image: $(SITE) $(WAITLIST_DIST)/index.html | setup ## The container image of deploy/Containerfile, tagged IMAGE (lathe-site:latest)
 	rm -rf target/image && mkdir -p target/image/data
-	strip -o target/image/lathe-site $(SERVER)
+	strip -o target/image/lathe-site $(SITE)
 	cp -R $(WAITLIST_DIST) target/image/site
 	$(CONTAINER) build --quiet $(if $(filter podman,$(CONTAINER)),--format docker) -f deploy/Containerfile -t $(IMAGE) target/image >/dev/null
 	@echo "$(IMAGE): $$($(CONTAINER) image inspect --format '{{.Size}}' $(IMAGE) | numfmt --to=si)B"
@@ -117,26 +140,26 @@ WAITLIST_URL ?=
 BUILD_SETTINGS := .tools/build-settings
 $(shell mkdir -p .tools; [ "$$(cat $(BUILD_SETTINGS) 2>/dev/null)" = "WAITLIST_URL=$(WAITLIST_URL)" ] || echo "WAITLIST_URL=$(WAITLIST_URL)" > $(BUILD_SETTINGS))
 
-web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SERVER) $(BUILD_SETTINGS) | setup
+web/dist/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SITE) $(BUILD_SETTINGS) | setup
 	WAITLIST_URL="$(WAITLIST_URL)" npm run build -w web
-	$(SERVER) compress --dist web/dist
+	$(SITE) compress --dist web/dist
 
-$(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SERVER) | setup
+$(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $(SITE) | setup
 	WAITLIST_URL=/api/waitlist LATHE_OUT_DIR=dist-waitlist npm run build -w web
-	$(SERVER) compress --dist $(WAITLIST_DIST)
+	$(SITE) compress --dist $(WAITLIST_DIST)
 
 # make test in two parts, each carried on past a failure (-k), so that one failure hides no
 # other result; it fails if anything did. First, two jobs at a time: the checks and the
 # tests that need only the sources (most of their time is compiling, or waiting on
-# timeouts and browsers), beside the server's release build and the npm consumers'
-# install, which the second part needs. Then the builds' checks and the browser tests, one
-# target at a time: their load is chosen in tests/playwright.config.ts.
-FIRST = lint $(SERVER) test-setup test-rust $(CONSUMERS) test-wasm test-web
+# timeouts and browsers), beside the npm consumers' install, which the second part needs.
+# Then the builds' checks and the browser tests, one target at a time: their load is
+# chosen in tests/playwright.config.ts. Both parts run the test build's server (SITE).
+FIRST = lint $(TEST_SERVER) test-setup test-rust $(CONSUMERS) test-wasm test-web
 THEN = test-html test-package test-e2e test-image
 test: | setup ## Install, then run every check and test
 	@status=0; \
-	  $(MAKE) -k -j2 --output-sync=target $(FIRST) || status=1; \
-	  $(MAKE) -k $(THEN) || status=1; \
+	  $(MAKE) -k -j2 --output-sync=target SITE=$(TEST_SERVER) $(FIRST) || status=1; \
+	  $(MAKE) -k SITE=$(TEST_SERVER) $(THEN) || status=1; \
 	  if [ $$status = 0 ]; then echo "All checks and tests passed."; else echo "Some checks or tests failed (above)."; exit 1; fi
 
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
@@ -151,8 +174,8 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 test-setup: | setup ## The set-up's messages: an old Node, a machine without apt-get, the dev server without pkg/
 	node --test scripts/tests/
 
-test-rust: | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
-	$(RUST) cargo test --all-targets --no-fail-fast
+test-rust: $(TEST_SERVER) | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
+	$(TEST_TARGET); $(RUST) cargo test --all-targets --no-fail-fast $${target:+--target "$$target"}
 
 test-wasm: | setup ## The wasm boundary (the core's, the solver's) in headless Chromium and Firefox
 	node scripts/webdriver-json.mjs > .tools/webdriver.json
@@ -182,7 +205,8 @@ test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production
 	npm test -w tests
 
 test-image: image ## The image run as a container (podman run; where containers cannot start, from its root by chroot) and probed
-	LATHE_IMAGE=$(IMAGE) LATHE_CONTAINER=$(CONTAINER) $(RUST) cargo test -q -p lathe-site --test process image:: -- --ignored --nocapture
+	$(TEST_TARGET); LATHE_IMAGE=$(IMAGE) LATHE_CONTAINER=$(CONTAINER) \
+	  $(RUST) cargo test -q -p lathe-site $${target:+--target "$$target"} --test process image:: -- --ignored --nocapture
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
 	mkdir -p screenshots

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { test as base, expect } from "@playwright/test";
+import { said } from "./said";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 /** The server's binary: the Makefile's (LATHE_SITE), or the release build. */
@@ -97,24 +98,6 @@ export function linkIn(email: Email, url: string, page: "confirm" | "manage"): s
   if (!link) throw new Error(`no ${page} link in: ${email.text}`);
   expect(link.startsWith(`${siteUrl}/${page}#`)).toBe(true);
   return url + link.slice(siteUrl.length);
-}
-
-/**
- * What a program started by a test says: resolves with the lines it printed to standard
- * output once one matches `ready`, or fails when it exits first. How a test learns where a
- * program listens (it binds port 0 and prints the port it was given) and that it does.
- */
-function said(child: ChildProcess, ready: RegExp, what: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      if (ready.test(text)) resolve(text);
-    });
-    child.once("exit", (code) => {
-      reject(new Error(`${what} exited (${String(code)}) before it was ready: ${text}`));
-    });
-  });
 }
 
 /** Starts the SMTP server on a port the system picks, writing what it accepts into `folder`. */

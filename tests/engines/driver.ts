@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { Builder, type WebDriver } from "selenium-webdriver";
 import firefox from "selenium-webdriver/firefox.js";
+import { said } from "../said";
 
 export type Engine = "firefox" | "webkit";
 
@@ -36,17 +37,8 @@ async function startFirefox(): Promise<Session> {
   const server = spawn(geckodriver, ["--port", "0", "--websocket-port", "0"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const address = await new Promise<string>((resolve, reject) => {
-    let said = "";
-    server.stdout.on("data", (chunk: Buffer) => {
-      said += chunk.toString();
-      const listening = /Listening on (127\.0\.0\.1:\d+)/.exec(said);
-      if (listening?.[1]) resolve(listening[1]);
-    });
-    server.once("exit", (code) => {
-      reject(new Error(`geckodriver exited (${String(code)}): ${said}`));
-    });
-  });
+  const listening = await said(server, /Listening on 127\.0\.0\.1:\d+/, "geckodriver");
+  const address = /Listening on (127\.0\.0\.1:\d+)/.exec(listening)?.[1] ?? "";
   const driver = await new Builder()
     .usingServer(`http://${address}`)
     .forBrowser("firefox")

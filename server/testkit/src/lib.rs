@@ -24,4 +24,4 @@ pub use owner::{export, outbox, owner};
 pub use sink::Reservation;
 pub use site::{fixture, scratch};
 pub use smtp::{Email, Smtp};
-pub use wait::{address_said, line_said, until, wait_for};
+pub use wait::{address_said, line_said, lines_said, until, wait_for};

@@ -25,10 +25,39 @@ pub fn wait_for(what: &str, limit: Duration, check: impl FnMut() -> bool) {
     assert!(until(limit, check), "no {what} within {limit:?}");
 }
 
-/// What a program says after `marker` on the first line of `output` that holds it: how a
-/// test learns that a program it started is ready, and where (the port the system gave
-/// it), by reading rather than by polling a port. The rest of `output` is read and dropped
-/// in a thread of its own, so that the program never blocks on a full pipe.
+/// Every line a program says on `output` up to the first that holds `marker`, that one
+/// last: how a test learns that a program it started is ready, and where (the port the
+/// system gave it), by reading rather than by polling a port. The rest of `output` is read
+/// and dropped in a thread of its own, so that the program never blocks on a full pipe.
+///
+/// # Errors
+/// When no such line comes within `limit`: the output ended first (the program exited) or
+/// the program is stuck.
+pub fn lines_said(
+    output: impl Read + Send + 'static,
+    marker: &'static str,
+    limit: Duration,
+) -> Result<Vec<String>, mpsc::RecvTimeoutError> {
+    let (said, heard) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut said = Some(said);
+        let mut lines = Vec::new();
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            if said.is_none() {
+                continue;
+            }
+            let last = line.contains(marker);
+            lines.push(line);
+            if last && let Some(said) = said.take() {
+                let _ = said.send(std::mem::take(&mut lines));
+            }
+        }
+    });
+    heard.recv_timeout(limit)
+}
+
+/// What a program says after `marker` on the first line of `output` that holds it
+/// ([`lines_said`]).
 ///
 /// # Panics
 /// When no such line comes within `limit` (the program ended, or is stuck), naming `what`.
@@ -38,20 +67,13 @@ pub fn line_said(
     marker: &'static str,
     limit: Duration,
 ) -> String {
-    let (said, heard) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut said = Some(said);
-        for line in BufReader::new(output).lines().map_while(Result::ok) {
-            if let Some((_, rest)) = line.split_once(marker)
-                && let Some(said) = said.take()
-            {
-                let _ = said.send(rest.trim().to_owned());
-            }
-        }
-    });
-    heard
-        .recv_timeout(limit)
-        .unwrap_or_else(|e| panic!("{what} never said \"{marker}...\" ({e})"))
+    let lines = lines_said(output, marker, limit)
+        .unwrap_or_else(|e| panic!("{what} never said \"{marker}...\" ({e})"));
+    let last = lines.last().map(String::as_str).unwrap_or_default();
+    last.split_once(marker)
+        .map_or("", |(_, rest)| rest)
+        .trim()
+        .to_owned()
 }
 
 /// [`line_said`] for a program that says `listening on ADDRESS`: the address.

@@ -177,23 +177,26 @@ impl Running {
             "mount",
             &["--bind", data.to_str().unwrap(), volume.to_str().unwrap()],
         );
-        let mut env = config.env.clone();
-        env.push("LATHE_PORT=0".to_owned());
-        let mut server = Self::in_root(&root, &config.user, &env, &config.entrypoint, &config.cmd)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
+        let on_port = |port: u16| [config.env.clone(), vec![format!("LATHE_PORT={port}")]].concat();
+        let mut server = Self::in_root(
+            &root,
+            &config.user,
+            &on_port(0),
+            &config.entrypoint,
+            &config.cmd,
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
         let stdout = server.stdout.take().unwrap();
         let address = address_said("lathe-site", stdout, " on http://", Duration::from_secs(30));
-        env.pop();
-        env.push(format!("LATHE_PORT={}", address.port()));
         let running = Self::Chroot {
             image: image.to_owned(),
             root,
             data,
             server,
-            env,
+            env: on_port(address.port()),
             user: config.user.clone(),
         };
         (running, address)

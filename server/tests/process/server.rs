@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lathe_site::store::Location;
-use lathe_site_testkit::{Smtp, fixture};
+use lathe_site_testkit::{Smtp, fixture, lines_said};
 
 /// The key the confirming servers sign their links with.
 pub const KEY: &str = "a test key of more than thirty-two bytes";
@@ -79,37 +79,26 @@ impl Server {
             }
         });
         // The "serving DIST on http://ADDRESS" line, and before it the "metrics on
-        // http://ADDRESS/metrics" one; the rest of standard output is read and dropped, so
-        // that the server never blocks on a full pipe.
-        let (found, bound) = std::sync::mpsc::channel();
-        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-        std::thread::spawn(move || {
-            let mut metrics = None;
-            for line in std::io::BufRead::lines(stdout).map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("metrics on http://") {
-                    let address = rest.split_once('/').map_or(rest, |(address, _)| address);
-                    metrics = Some(address.parse::<SocketAddr>().unwrap());
-                }
-                let said = line.strip_prefix("serving ");
-                if let Some((_, address)) = said.and_then(|rest| rest.rsplit_once(" on http://")) {
-                    let _ = found.send((address.parse::<SocketAddr>().unwrap(), metrics));
-                }
-            }
-        });
-        let started = Instant::now();
-        let (address, metrics) = loop {
-            if let Ok(bound) = bound.recv_timeout(Duration::from_millis(20)) {
-                break bound;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the server did not start: {}",
+        // http://ADDRESS/metrics" one.
+        let stdout = child.stdout.take().unwrap();
+        let lines = lines_said(stdout, "serving ", Duration::from_secs(20)).unwrap_or_else(|e| {
+            let status = child.try_wait().unwrap();
+            panic!(
+                "the server did not start ({e}; {}): {}",
+                status.map_or("running".to_owned(), |s| s.to_string()),
                 stderr.lock().unwrap()
-            );
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("the server exited ({status}): {}", stderr.lock().unwrap());
-            }
+            )
+        });
+        let said = |prefix: &str| {
+            let line = lines.iter().find_map(|line| line.strip_prefix(prefix))?;
+            let address = line.rsplit_once("http://")?.1;
+            let address = address
+                .split_once('/')
+                .map_or(address, |(address, _)| address);
+            Some(address.parse::<SocketAddr>().unwrap())
         };
+        let address = said("serving ").expect("the serving line names an address");
+        let metrics = said("metrics on ");
         Self {
             child,
             address,
