@@ -13,8 +13,10 @@ MAKEFLAGS += --no-print-directory
 # Tools installed by scripts/setup.sh: cargo's bin for wasm-pack and wasm-bindgen, and
 # node_modules/.bin first so that wasm-pack finds binaryen's current wasm-opt.
 export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
-# The Rust toolchain that builds wasm32, as chosen by scripts/setup.sh.
-RUST = RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
+# The Rust toolchain that builds wasm32, as chosen by scripts/setup.sh; and cargo's own jobs
+# (as many as cores), not make's: under make test's -j2 a cargo took its jobs from make's
+# jobserver and, beside a recipe that waited, compiled one crate at a time for six minutes.
+RUST = env -u MAKEFLAGS -u MFLAGS RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
 # The browser for every test: CHROMIUM if set, else the first Chromium on PATH.
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 export CHROMIUM
@@ -40,8 +42,11 @@ SITE ?= $(SERVER)
 export LATHE_SITE := $(CURDIR)/$(SITE)
 # The target make test's Rust is built for, in a recipe: the static target where it is musl
 # (a static musl program runs here as any other; its debug build then serves the browser
-# tests and the image), else none (the machine's own).
-TEST_TARGET = target="$$(cat .tools/static-target 2>/dev/null || true)"; [[ "$$target" == *-musl ]] || target=""
+# tests and the image), else none (the machine's own). In a build folder of its own, so
+# that the tests' build never waits for Cargo's lock on target/, which the wasm package and
+# clippy take beside it.
+TEST_TARGET = export CARGO_TARGET_DIR=target/test-build; \
+  target="$$(cat .tools/static-target 2>/dev/null || true)"; [[ "$$target" == *-musl ]] || target=""
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find core server -type f \( -name '*.rs' -o -name Cargo.toml -o -name '*.sql' \) -not -path '*/target/*')
 SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
@@ -112,7 +117,7 @@ $(TEST_SERVER): $(RUST_SOURCES) | setup
 	$(TEST_TARGET); \
 	  if [ -n "$$target" ]; then \
 	    $(RUST) cargo test --all-targets --no-run -q --target "$$target"; \
-	    built="target/$$target/debug/lathe-site"; \
+	    built="$$CARGO_TARGET_DIR/$$target/debug/lathe-site"; \
 	  else \
 	    $(MAKE) $(SERVER); built=$(SERVER); \
 	  fi; \

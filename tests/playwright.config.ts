@@ -48,6 +48,8 @@ export default defineConfig({
     {
       command: `${server} serve --dist web/dist --port 0`,
       cwd: "..",
+      // Warnings and errors only: a line for each of the suite's requests buried them.
+      env: { RUST_LOG: "warn" },
       wait: { stdout: /serving \S+ on http:\/\/127\.0\.0\.1:(?<lathe_site_port>\d+)/ },
       reuseExistingServer: false,
     },
