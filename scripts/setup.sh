@@ -274,6 +274,13 @@ if [ -z "$chromium" ] || ! command -v chromedriver >/dev/null; then
     need "$(hint "Chromium and chromedriver" "--cask chromium && brew install chromedriver" "chromium chromedriver"), then set CHROMIUM to the browser's executable"
   fi
 fi
+# Chromium's headless shell, the same engine without the full browser's windows, GPU
+# process and extensions, for the Playwright suites (the Makefile's TEST_CHROMIUM). Where
+# a system has none, they drive CHROMIUM.
+if ! command -v chromium-headless-shell >/dev/null && has_apt &&
+  apt-cache show chromium-headless-shell >/dev/null 2>&1; then
+  apt_want chromium-headless-shell
+fi
 # Firefox ESR and WebKitGTK's WebDriver (Safari's engine), with Xvfb for WebKitGTK, which
 # has no headless mode; geckodriver comes from crates.io below.
 if ! command -v firefox-esr >/dev/null && [ -z "${FIREFOX:-}" ] || ! command -v WebKitWebDriver >/dev/null ||
