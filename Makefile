@@ -28,7 +28,7 @@ export CHROMIUM
 TEST_CHROMIUM ?= $(or $(shell command -v chromium-headless-shell),$(CHROMIUM))
 PORT ?= 4173
 
-CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/examples/*.rs core/solver/Cargo.toml core/solver/src/*.rs)
+CORE_SOURCES := Cargo.toml Cargo.lock $(wildcard core/Cargo.toml core/README.md core/src/*.rs core/constants/Cargo.toml core/constants/src/*.rs core/solver/Cargo.toml core/solver/src/*.rs)
 # The site's server, built once in release for what make serves and ships (make start,
 # make collect, the container image): linked statically for the target scripts/setup.sh
 # chose (.tools/static-target: musl, or glibc linked statically where rustup has no musl),
@@ -105,7 +105,7 @@ pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
 	  $(RUST) wasm-pack --quiet build core --release --target $$target --out-dir ../.tools/pkg-build/$$target; \
 	done
 	$(RUST) wasm-pack --quiet build core/solver --release --target web --out-dir ../../.tools/pkg-build/solver
-	$(RUST) cargo run -q -p lathe-core --example constants > .tools/pkg-build/constants.json
+	$(RUST) cargo run -q -p lathe-core-constants > .tools/pkg-build/constants.json
 	node scripts/pkg.mjs
 	@echo "pkg/bundler/lathe_core_bg.wasm: $$(gzip -9c pkg/bundler/lathe_core_bg.wasm | wc -c | tr -d ' ') bytes gzipped (budget 40,000)"
 
@@ -160,13 +160,14 @@ $(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $
 	$(SITE) compress --dist $(WAITLIST_DIST)
 
 # make test in two parts, each carried on past a failure (-k), so that one failure hides no
-# other result; it fails if anything did. First, two jobs at a time: the checks and the
-# tests that need only the sources (most of their time is compiling, or waiting on
-# timeouts and browsers), beside the npm consumers' install, which the second part needs.
-# Then the builds' checks and the browser tests, one target at a time: their load is
-# chosen in tests/playwright.config.ts. Both parts run the test build's server (SITE).
-FIRST = lint $(TEST_SERVER) test-setup test-rust $(CONSUMERS) test-wasm test-web
-THEN = test-html test-package test-e2e test-image
+# other result; it fails if anything did. First, two jobs at a time: the checks, the tests
+# that need only the sources and the package's consumers (most of their time is compiling,
+# or waiting on timeouts and browsers; the machine stays busy, so that the last job's tail
+# does not leave a core idle), and the builds' HTML check. Then the browser tests, whose
+# load is chosen in tests/playwright.config.ts, and the image's. Both parts run the test
+# build's server (SITE).
+FIRST = lint $(TEST_SERVER) test-setup test-rust $(CONSUMERS) test-wasm test-web test-package test-html
+THEN = test-e2e test-image
 test: | setup ## Install, then run every check and test
 	@status=0; \
 	  $(MAKE) -k -j2 --output-sync=target SITE=$(TEST_SERVER) $(FIRST) || status=1; \

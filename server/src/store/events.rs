@@ -7,7 +7,7 @@
 use std::sync::atomic::Ordering;
 
 use serde_json::json;
-use sqlx::FromRow;
+use sqlx::Row;
 
 use super::queue::{self, NotSent, Queue, Queued, WEBHOOKS};
 use super::{Store, StoreError};
@@ -40,12 +40,11 @@ impl Event {
 }
 
 /// An event claimed for delivery.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct Claimed {
     /// Its id: the `webhook-id` header.
     pub id: String,
     /// Its type.
-    #[sqlx(rename = "type")]
     pub kind: String,
     /// The JSON body.
     pub payload: String,
@@ -58,7 +57,12 @@ impl Queued for Claimed {
     const COLUMNS: &'static str = "id, type, payload, attempts";
 
     fn from_row(row: &AnyRow) -> Result<Self, sqlx::Error> {
-        <Self as FromRow<AnyRow>>::from_row(row)
+        Ok(Claimed {
+            id: row.try_get("id")?,
+            kind: row.try_get("type")?,
+            payload: row.try_get("payload")?,
+            attempts: row.try_get("attempts")?,
+        })
     }
 }
 

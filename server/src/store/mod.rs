@@ -9,6 +9,7 @@ mod entries;
 mod erasures;
 mod events;
 mod location;
+mod migrations;
 mod outbox;
 pub mod queue;
 mod stats;
@@ -35,9 +36,6 @@ pub use waves::{Invited, Wave};
 /// the migrations' "relation already exists, skipping" on every start), which say
 /// nothing the owner must act on.
 pub const QUIET: &str = "sqlx::postgres::notice=warn";
-
-/// The migrations, embedded at build time.
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// Why the store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +142,7 @@ impl Store {
             (location.backend == Backend::Sqlite).then(|| sqlite_pragmas(location.max_pages));
         // One connection first, outside the pool, so that a failure says why at once.
         let mut first = connect_direct(location, pragmas.as_deref()).await?;
-        MIGRATOR.run_direct(&mut first).await?;
+        migrations::migrator().await?.run_direct(&mut first).await?;
         fill_ids(&mut first).await?;
         let webhooks = events::webhooks_on(&mut first).await?;
         let allowance_key = allowances::allowance_key(&mut first).await?;
