@@ -64,12 +64,9 @@ fn a_database_that_is_down_is_refused_at_once_with_its_reason() {
         let took = started.elapsed();
         assert!(took < Duration::from_secs(3), "sign-up {n} took {took:?}");
     }
-    let said = server.stderr.lock().unwrap().clone();
-    assert!(
-        said.contains("could not store a sign-up: the database cannot be reached: ")
-            && said.contains(Postgres::DOWN),
-        "the log says why: {said}"
-    );
+    let said =
+        server.log_once_it_says("could not store a sign-up: the database cannot be reached: ");
+    assert!(said.contains(Postgres::DOWN), "the log says why: {said}");
     postgres.resume();
     let back = Instant::now();
     loop {

@@ -360,8 +360,7 @@ fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
         .collect();
     assert_eq!(to, ["one@example.com", "later@example.com"]);
     // The refusal quoted the address; neither the log nor the outbox keeps it.
-    let logged = server.stderr.lock().unwrap().clone();
-    assert!(logged.contains("email failed"), "{logged}");
+    let logged = server.log_once_it_says("email failed");
     assert!(logged.contains("Recipient address rejected"), "{logged}");
     assert!(!logged.contains("nobody@"), "{logged}");
     assert!(!logged.contains("one@"), "{logged}");

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lathe_site::store::Location;
-use lathe_site_testkit::{Smtp, fixture, lines_said};
+use lathe_site_testkit::{Smtp, fixture, lines_said, wait_for};
 
 /// The key the confirming servers sign their links with.
 pub const KEY: &str = "a test key of more than thirty-two bytes";
@@ -105,6 +105,18 @@ impl Server {
             metrics,
             stderr,
         }
+    }
+
+    /// All the server has said on standard error, once that holds `text`. Its log is
+    /// written by a thread of its own (tracing-appender's non-blocking writer) and read
+    /// here by another, so the line about a request can come after the request's answer.
+    pub fn log_once_it_says(&self, text: &str) -> String {
+        wait_for(
+            &format!("`{text}` in the log"),
+            Duration::from_secs(10),
+            || self.stderr.lock().unwrap().contains(text),
+        );
+        self.stderr.lock().unwrap().clone()
     }
 
     pub fn signal(&self, name: &str) {
