@@ -357,6 +357,23 @@ if ! /usr/bin/python3 -c "import aiosmtpd" 2>/dev/null && ! python3 -c "import a
     need "$(hint "aiosmtpd (Python)" "python3 -m pip install aiosmtpd" "python3-aiosmtpd")"
   fi
 fi
+# The receiving side's checkers the mail tests read the server's emails with: dkimpy
+# (DKIM's reference implementation; PyNaCl for Ed25519 keys) and SpamAssassin, whose
+# local rules score each email (`spamassassin -L -t`). Debian's, for Debian's Python.
+if ! /usr/bin/python3 -c "import dkim, nacl" 2>/dev/null; then
+  if has_apt; then
+    apt_want python3-dkim python3-nacl
+  else
+    need "$(hint "dkimpy and PyNaCl (Python)" "dkimpy (pip) and libsodium" "python3-dkimpy python3-pynacl")"
+  fi
+fi
+if ! command -v spamassassin >/dev/null; then
+  if has_apt; then
+    apt_want spamassassin
+  else
+    need "$(hint "SpamAssassin" "spamassassin" "spamassassin")"
+  fi
+fi
 # The reference implementations the tests check the server against, pinned: the
 # Standard Webhooks library (PyPI's standardwebhooks), with which the tests' webhook
 # receiver (server/tests/webhook_sink.py) checks every delivery, and ALTCHA's (PyPI's

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use lathe_site::config::{Cli, Command};
+use lathe_site::mail::dkim;
 use lathe_site::operations::logs;
 use lathe_site::owner;
 use lathe_site::startup::{Application, stop_signal};
@@ -50,6 +51,11 @@ fn run(command: Command) -> Result<(), Failure> {
             Ok(asked.block_on(owner::ready(host, port))?)
         }
         Command::NginxHeaders(build) => Ok(owner::nginx_headers(&build.dist)?),
+        Command::DkimRecord(args) => {
+            let (key, at) = args.key()?;
+            print!("{}", dkim::dns_record(&key, &at));
+            Ok(())
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::domain::token::{Key, ShortKey};
 use crate::hooks::{Receiver, ReceiverError};
 use crate::http::connection::Limits;
+use crate::mail::dkim::{DkimKey, DkimKeyError, Published, Signer};
 use crate::mail::{MailServer, MailerError};
 use crate::operations::logs;
 use crate::store::Location;
@@ -88,6 +89,38 @@ pub enum Command {
     },
     /// Prints the build's site-wide headers as nginx `add_header` lines.
     NginxHeaders(Dist),
+    /// Prints the DNS TXT record that publishes the public half of --dkim-key-file, for
+    /// receivers to verify the emails' signatures with: its name and its text.
+    DkimRecord(DkimRecordArgs),
+}
+
+/// `lathe-site dkim-record`'s flags: the key and where it is published, as `serve` takes
+/// them.
+#[derive(Args)]
+pub struct DkimRecordArgs {
+    #[command(flatten)]
+    dkim: DkimArgs,
+    /// The emails' sender (as `serve --mail-from`), whose domain signs unless
+    /// --dkim-domain is given.
+    #[arg(long, env = "LATHE_MAIL_FROM", value_name = "MAILBOX")]
+    mail_from: Option<String>,
+}
+
+impl DkimRecordArgs {
+    /// The key and where its record goes.
+    ///
+    /// # Errors
+    /// No key or selector, a key refused, no domain.
+    pub fn key(self) -> Result<(DkimKey, Published), ConfigError> {
+        let domain = match (&self.dkim.domain, &self.mail_from) {
+            (Some(domain), _) => domain.clone(),
+            (None, Some(from)) => MailServer::new("smtp://localhost", from, None)?
+                .domain()
+                .to_owned(),
+            (None, None) => return Err(ConfigError::NoDkimDomain),
+        };
+        self.dkim.key(&domain)?.ok_or(ConfigError::NoDkimKey)
+    }
 }
 
 /// The built site.
@@ -184,6 +217,10 @@ struct MailArgs {
     /// The emails' sender, whose name they call the product: "Lathe <hello@example.com>".
     #[arg(long, env = "LATHE_MAIL_FROM", value_name = "MAILBOX")]
     mail_from: Option<String>,
+    /// The invitations' sender, if not --mail-from: "Lathe <news@example.com>". Receivers
+    /// judge subscription mail and answers to a visitor's own action apart, by sender.
+    #[arg(long, env = "LATHE_INVITATIONS_FROM", value_name = "MAILBOX")]
+    invitations_from: Option<String>,
     /// The site's address, which the emails' links lead to: `https://lathe.example.com`.
     #[arg(long, env = "LATHE_SITE_URL", value_name = "URL")]
     site_url: Option<String>,
@@ -192,6 +229,75 @@ struct MailArgs {
     /// or systemd's credential `token.key` (`LoadCredential=token.key:FILE`).
     #[arg(long, env = "LATHE_TOKEN_KEY_FILE", value_name = "FILE")]
     token_key_file: Option<PathBuf>,
+    #[command(flatten)]
+    dkim: DkimArgs,
+}
+
+/// Signing the emails (DKIM), for an owner who sends from their own mail server (a
+/// provider's relay signs them itself). `lathe-site dkim-record` prints the DNS record
+/// to publish.
+#[derive(Args)]
+struct DkimArgs {
+    /// A file holding the private key the emails are signed with: RSA of 2048 bits or
+    /// more (`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`) or Ed25519
+    /// (`openssl genpkey -algorithm ed25519`), PEM. Or the key itself in `LATHE_DKIM_KEY`,
+    /// or systemd's credential `dkim.key` (`LoadCredential=dkim.key:FILE`).
+    #[arg(
+        long = "dkim-key-file",
+        env = "LATHE_DKIM_KEY_FILE",
+        value_name = "FILE"
+    )]
+    key_file: Option<PathBuf>,
+    /// The name the public key is published under: SELECTOR._domainkey.DOMAIN.
+    #[arg(long = "dkim-selector", env = "LATHE_DKIM_SELECTOR", value_name = "SELECTOR", value_parser = dns_name)]
+    selector: Option<String>,
+    /// The domain that signs; by default --mail-from's.
+    #[arg(long = "dkim-domain", env = "LATHE_DKIM_DOMAIN", value_name = "DOMAIN", value_parser = dns_name)]
+    domain: Option<String>,
+}
+
+impl DkimArgs {
+    /// The key, checked, and where it is published (`domain` unless --dkim-domain says
+    /// otherwise); `None` when there is no key and no selector.
+    fn key(self, domain: &str) -> Result<Option<(DkimKey, Published)>, ConfigError> {
+        let pem = secret(self.key_file, "dkim.key", "LATHE_DKIM_KEY")?;
+        match (pem, self.selector) {
+            (None, None) => Ok(None),
+            (None, Some(_)) => Err(ConfigError::NoDkimKey),
+            (Some(_), None) => Err(ConfigError::NoDkimSelector),
+            (Some(pem), Some(selector)) => Ok(Some((
+                DkimKey::from_pem(&pem)?,
+                Published {
+                    selector,
+                    domain: self.domain.unwrap_or_else(|| domain.to_owned()),
+                },
+            ))),
+        }
+    }
+}
+
+/// Whether mail from `sender`'s domain signed by `domain` passes DMARC's relaxed
+/// alignment: the same domain, or `sender` under `domain` (or the other way round).
+fn aligned(sender: &str, domain: &str) -> bool {
+    let (sender, domain) = (sender.to_ascii_lowercase(), domain.to_ascii_lowercase());
+    sender == domain
+        || sender.ends_with(&format!(".{domain}"))
+        || domain.ends_with(&format!(".{sender}"))
+}
+
+/// A DNS name (a selector, a domain): labels of letters, digits and hyphens, between
+/// dots.
+fn dns_name(text: &str) -> Result<String, String> {
+    let label = |l: &str| {
+        !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if text.len() <= 253 && text.split('.').all(label) {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "`{text}` is not a DNS name (letters, digits and hyphens, between dots)"
+        ))
+    }
 }
 
 /// What bounds each connection (see `http/connection.rs`). Durations as `10s`, `500ms`,
@@ -266,6 +372,35 @@ pub enum ConfigError {
     /// The mail server's URL or the sender.
     #[error(transparent)]
     Mailer(#[from] MailerError),
+    /// The DKIM key cannot be used.
+    #[error("--dkim-key-file: {0}")]
+    DkimKey(#[from] DkimKeyError),
+    /// A DKIM selector without a key.
+    #[error(
+        "--dkim-selector needs the key to sign with: --dkim-key-file FILE, LATHE_DKIM_KEY, or systemd's credential dkim.key"
+    )]
+    NoDkimKey,
+    /// A DKIM key without a selector.
+    #[error(
+        "--dkim-key-file needs --dkim-selector, the name its public key is published under (SELECTOR._domainkey.DOMAIN)"
+    )]
+    NoDkimSelector,
+    /// No domain to sign as.
+    #[error("dkim-record needs the signing domain: --dkim-domain DOMAIN, or --mail-from")]
+    NoDkimDomain,
+    /// A signing domain the emails' senders are not at.
+    #[error(
+        "--dkim-domain {domain} does not match the sender's domain {sender}: receivers would ignore the signature (use the sender's domain or one it is under)"
+    )]
+    DkimNotAligned {
+        /// The sender's domain.
+        sender: String,
+        /// The signing domain.
+        domain: String,
+    },
+    /// DKIM settings for a server that sends no email.
+    #[error("--dkim-key-file and --dkim-selector sign emails: they need --smtp")]
+    DkimWithoutMail,
 }
 
 /// Everything a server is built from (by `startup::Application::build`).
@@ -390,6 +525,9 @@ impl MailArgs {
     /// The mailer and the links' key, when --smtp is given.
     fn config(self) -> Result<Option<MailConfig>, ConfigError> {
         let Some(smtp) = &self.smtp else {
+            if self.dkim.key_file.is_some() || self.dkim.selector.is_some() {
+                return Err(ConfigError::DkimWithoutMail);
+            }
             return Ok(None);
         };
         let credentials = match (
@@ -400,7 +538,23 @@ impl MailArgs {
             _ => None,
         };
         let from = self.mail_from.as_deref().unwrap_or_default();
-        let server = MailServer::new(smtp, from, credentials)?;
+        let mut server = MailServer::new(smtp, from, credentials)?;
+        if let Some(invitations_from) = &self.invitations_from {
+            server = server.invitations_from(invitations_from)?;
+        }
+        if let Some((key, at)) = self.dkim.key(server.domain())? {
+            // A receiver counts a signature only when its domain is the sender's, or one
+            // the sender's is under (DMARC's relaxed alignment).
+            for sender in [server.domain(), server.invitations_domain()] {
+                if !aligned(sender, &at.domain) {
+                    return Err(ConfigError::DkimNotAligned {
+                        sender: sender.to_owned(),
+                        domain: at.domain,
+                    });
+                }
+            }
+            server = server.signed_by(Signer::new(&key, &at));
+        }
         let key_text = secret(self.token_key_file, "token.key", "LATHE_TOKEN_KEY")?
             .ok_or(ConfigError::NoKey)?;
         let key = Key::new(&key_text)?;
@@ -439,6 +593,16 @@ fn secret(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signing_domain_aligns_with_the_senders_as_dmarc_relaxed_alignment_does() {
+        assert!(aligned("example.com", "example.com"));
+        assert!(aligned("Example.COM", "example.com"));
+        assert!(aligned("lists.example.com", "example.com"));
+        assert!(aligned("example.com", "mail.example.com"));
+        assert!(!aligned("example.com", "example.org"));
+        assert!(!aligned("badexample.com", "example.com"));
+    }
 
     #[test]
     fn a_config_shows_no_secret() {

@@ -23,6 +23,13 @@ impl Kind {
         }
     }
 
+    /// Whether it is subscription mail (sent because the address is on the list), not an
+    /// answer to something its recipient just did: such mail carries one-click
+    /// unsubscribe, and receivers hold it to the bulk senders' rules.
+    pub const fn is_subscription(self) -> bool {
+        matches!(self, Kind::Invitation)
+    }
+
     /// From its name in the outbox table.
     pub fn parse(text: &str) -> Option<Self> {
         [Kind::Confirm, Kind::Already, Kind::Invitation]

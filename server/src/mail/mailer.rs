@@ -1,11 +1,16 @@
 //! Sending one email over SMTP with `lettre`, in the sender's name
-//! (`--mail-from "Lathe <hello@…>"`).
+//! (`--mail-from "Lathe <hello@…>"`): each with the headers receivers expect (a
+//! `Message-ID` at the sender's domain, `Date`, `MIME-Version`, UTF-8 plain text) and,
+//! where the owner gave a key, a DKIM signature ([`super::dkim`]).
 
-use lettre::message::{Mailbox, header::ContentType};
+use lettre::message::Mailbox;
+use lettre::message::header::{ContentType, MIME_VERSION_1_0};
 use lettre::transport::smtp::{AsyncSmtpTransport, AsyncSmtpTransportBuilder};
 use lettre::{AsyncTransport, Message, Tokio1Executor};
 
+use super::dkim::Signer;
 use crate::domain::Letter;
+use crate::domain::token::random_id;
 
 /// Why an email was not sent.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +42,9 @@ pub enum MailerError {
     /// The sender's address.
     #[error("--mail-from: {0}")]
     From(String),
+    /// The invitations' sender's address.
+    #[error("--invitations-from: {0}")]
+    InvitationsFrom(String),
 }
 
 /// An SMTP server and the sender.
@@ -44,6 +52,8 @@ pub enum MailerError {
 pub struct Mailer {
     transport: AsyncSmtpTransport<Tokio1Executor>,
     from: Mailbox,
+    invitations_from: Mailbox,
+    signer: Option<std::sync::Arc<Signer>>,
 }
 
 impl std::fmt::Debug for Mailer {
@@ -61,6 +71,8 @@ pub const SMTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10)
 pub struct MailServer {
     transport: AsyncSmtpTransportBuilder,
     from: Mailbox,
+    invitations_from: Mailbox,
+    signer: Option<std::sync::Arc<Signer>>,
 }
 
 /// Only the sender: the URL and the credentials may hold a password.
@@ -93,7 +105,47 @@ impl MailServer {
         let from: Mailbox = from
             .parse()
             .map_err(|e: lettre::address::AddressError| MailerError::From(e.to_string()))?;
-        Ok(Self { transport, from })
+        Ok(Self {
+            transport,
+            invitations_from: from.clone(),
+            from,
+            signer: None,
+        })
+    }
+
+    /// The same, invitations sent as `from` (Google's guidelines ask subscription mail
+    /// and transactional mail to come from different addresses).
+    ///
+    /// # Errors
+    /// An address lettre does not accept.
+    pub fn invitations_from(self, from: &str) -> Result<Self, MailerError> {
+        let invitations_from = from.parse().map_err(|e: lettre::address::AddressError| {
+            MailerError::InvitationsFrom(e.to_string())
+        })?;
+        Ok(Self {
+            invitations_from,
+            ..self
+        })
+    }
+
+    /// The domain invitations are sent from.
+    pub fn invitations_domain(&self) -> &str {
+        self.invitations_from.email.domain()
+    }
+
+    /// The same, each email signed by `signer`.
+    #[must_use]
+    pub fn signed_by(self, signer: Signer) -> Self {
+        Self {
+            signer: Some(std::sync::Arc::new(signer)),
+            ..self
+        }
+    }
+
+    /// The sender's domain: the emails' `Message-ID`s are at it, and it signs them unless
+    /// told otherwise.
+    pub fn domain(&self) -> &str {
+        self.from.email.domain()
     }
 }
 
@@ -104,6 +156,8 @@ impl Mailer {
         Self {
             transport: server.transport.build(),
             from: server.from,
+            invitations_from: server.invitations_from,
+            signer: server.signer,
         }
     }
 
@@ -112,21 +166,52 @@ impl Mailer {
         self.from.name.as_deref().unwrap_or("our")
     }
 
-    /// Sends `letter` to `to`.
+    /// The email that says `letter` to `to`, signed if there is a key: subscription mail
+    /// (an invitation) or an answer to the visitor's own action.
     ///
     /// # Errors
-    /// See [`SendError`].
-    pub async fn send(&self, to: &str, letter: &Letter) -> Result<(), SendError> {
+    /// An address or a text lettre does not take ([`SendError::Message`]).
+    pub fn message(
+        &self,
+        to: &str,
+        letter: &Letter,
+        subscription: bool,
+    ) -> Result<Message, SendError> {
         let to: Mailbox = to
             .parse()
             .map_err(|e: lettre::address::AddressError| SendError::Message(e.to_string()))?;
-        let message = Message::builder()
-            .from(self.from.clone())
+        let from = if subscription {
+            &self.invitations_from
+        } else {
+            &self.from
+        };
+        let mut message = Message::builder()
+            .from(from.clone())
             .to(to)
             .subject(&letter.subject)
+            .message_id(Some(format!("<{}@{}>", random_id(), from.email.domain())))
+            .date_now()
+            .header(MIME_VERSION_1_0)
             .header(ContentType::TEXT_PLAIN)
             .body(letter.body.clone())
             .map_err(|e| SendError::Message(e.to_string()))?;
+        if let Some(signer) = &self.signer {
+            signer.sign(&mut message, subscription);
+        }
+        Ok(message)
+    }
+
+    /// Sends `letter` to `to` (see [`Mailer::message`]).
+    ///
+    /// # Errors
+    /// See [`SendError`].
+    pub async fn send(
+        &self,
+        to: &str,
+        letter: &Letter,
+        subscription: bool,
+    ) -> Result<(), SendError> {
+        let message = self.message(to, letter, subscription)?;
         match self.transport.send(message).await {
             Ok(_) => Ok(()),
             Err(e) if e.is_permanent() => Err(SendError::Refused(e.to_string())),
@@ -143,6 +228,7 @@ mod tests {
     async fn the_mailer_takes_lettres_urls_and_a_named_sender() {
         let server =
             MailServer::new("smtp://127.0.0.1:2525", "Lathe <hello@example.com>", None).unwrap();
+        assert_eq!(server.domain(), "example.com");
         assert_eq!(Mailer::new(server).product(), "Lathe");
         assert!(MailServer::new("http://x", "Lathe <hello@example.com>", None).is_err());
         assert!(MailServer::new("smtp://127.0.0.1:2525", "not an address", None).is_err());

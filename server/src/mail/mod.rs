@@ -1,7 +1,8 @@
 //! The waitlist's emails: what each says ([`letters`]), sending one over SMTP
-//! ([`mailer`]), and the worker that sends what the outbox holds ([`worker`]), with
+//! ([`mailer`]), signed where the owner sends from their own server ([`dkim`]), and the worker that sends what the outbox holds ([`worker`]), with
 //! retries and backoff. No SQL here: the outbox's rows are the store's.
 
+pub mod dkim;
 pub mod letters;
 pub mod mailer;
 pub mod worker;

@@ -130,7 +130,7 @@ impl Outbox {
         // rejected"): it is kept and logged without it.
         let sent = self
             .mailer
-            .send(&to.email, &letter)
+            .send(&to.email, &letter, kind.is_subscription())
             .await
             .map_err(|e| (e.is_transient(), without_addresses(&e.to_string())));
         let now = crate::now_ms();

@@ -1,13 +1,14 @@
 //! What `lathe-site`'s integration tests share (`tests/api`, in-process, and
 //! `tests/process`, the binary): a small built site ([`site`]), a raw HTTP/1.1 client that
 //! sends bytes exactly as given ([`client`]), databases of a test's own ([`databases`]),
-//! a real SMTP server ([`smtp`]), sign-ups as the form posts them ([`forms`]), the
+//! a real SMTP server ([`smtp`]) and the receiving side's checkers ([`receiver`]), sign-ups as the form posts them ([`forms`]), the
 //! owner's commands ([`owner`]), and waiting by polling a condition ([`wait`]).
 
 pub mod client;
 pub mod databases;
 pub mod forms;
 pub mod owner;
+pub mod receiver;
 pub mod sink;
 pub mod site;
 pub mod smtp;
@@ -21,6 +22,7 @@ pub use client::{
 pub use databases::{Postgres, Sqlite, sqlite};
 pub use forms::{Loading, NOTICE, load, sign_up, sign_up_with};
 pub use owner::{export, outbox, owner};
+pub use receiver::{python_with, read_as_received};
 pub use sink::Reservation;
 pub use site::{fixture, scratch};
 pub use smtp::{Email, Smtp};

@@ -1,9 +1,9 @@
 //! A real SMTP server (aiosmtpd, `server/tests/smtp_sink.py`) on loopback, writing each
 //! message it accepts into a folder, and the emails as a mail client reads them.
 
-use std::process::Command;
 use std::time::Duration;
 
+use crate::receiver::python_with;
 use crate::sink::Sink;
 use crate::wait::wait_for;
 
@@ -23,16 +23,7 @@ impl Smtp {
     /// # Panics
     /// When no Python with aiosmtpd is found.
     pub fn down_at_first() -> Self {
-        // Debian's package is for Debian's Python; pip's for whichever is first on PATH.
-        let python = ["/usr/bin/python3", "python3"]
-            .into_iter()
-            .find(|python| {
-                Command::new(python)
-                    .args(["-c", "import aiosmtpd"])
-                    .status()
-                    .is_ok_and(|s| s.success())
-            })
-            .expect("a Python with aiosmtpd (scripts/setup.sh installs python3-aiosmtpd)");
+        let python = python_with("aiosmtpd", "scripts/setup.sh installs python3-aiosmtpd");
         Self(Sink::new(python, "smtp_sink.py", &[]))
     }
 
@@ -49,6 +40,12 @@ impl Smtp {
     /// Its URL, as `--smtp` takes it.
     pub fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.0.port())
+    }
+
+    /// Every message received, oldest first, as the sink wrote it: the envelope's
+    /// recipient (`X-Envelope-To: …`) on the first line, then the message as sent.
+    pub fn message_files(&self) -> Vec<std::path::PathBuf> {
+        self.0.files("eml")
     }
 
     /// Every message received, oldest first.

@@ -7,6 +7,7 @@ mod files;
 mod helpers;
 mod invitations;
 mod links;
+mod mail;
 mod owner;
 mod proofs;
 mod routes;

@@ -5,5 +5,6 @@
 mod faults;
 mod image;
 mod lifecycle;
+mod mail;
 mod observability;
 mod server;
