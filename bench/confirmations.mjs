@@ -4,7 +4,9 @@
 // at a time, to `lathe-site serve --smtp`; the clock runs from the first post until the
 // SMTP server holds the 400th email. Every email must arrive exactly once. Then all 400
 // confirm from their links and are invited in one wave (`lathe-site waitlist invite`):
-// the clock runs from the command until the 400th invitation arrives.
+// the clock runs from the command until the 400th invitation arrives. On SQLite the same
+// again with every email signed (DKIM, `--dkim-key-file`): with the tests' 2048-bit RSA
+// key and their Ed25519 key (server/tests/fixtures/dkim/), for what signing costs.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,13 +18,22 @@ const AT_ONCE = 20;
 
 /**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
- * @returns {Promise<Array<{ backend: string, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }>>}
+ * @returns {Promise<Array<{ backend: string, signing: string, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }>>}
  */
 export async function benchConfirmations({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
   const lines = [];
+  const keys = join(root, "server/tests/fixtures/dkim");
   await withDatabases(root, "mail", async (folder, databases) => {
-    for (const [backend, database] of databases) {
+    const runs = databases.map(([backend, database]) => [backend, database, "none", []]);
+    for (const [signing, key] of [
+      ["RSA 2048", "rsa2048.pem"],
+      ["Ed25519", "ed25519.pem"],
+    ]) {
+      const dkim = ["--dkim-key-file", join(keys, key), "--dkim-selector", "bench"];
+      runs.push(["SQLite", join(folder, `signed-${key}.db`), signing, dkim]);
+    }
+    for (const [backend, database, signing, dkim] of runs) {
       const mail = mkdtempSync(join(folder, "mail-"));
       const smtpPort = 4191;
       const smtp = spawn(
@@ -39,6 +50,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
           ...["serve", "--dist", dist, "--port", String(port), "--database", database],
           ...["--sign-ups-per-minute", "0", "--smtp", `smtp://127.0.0.1:${String(smtpPort)}`],
           ...["--mail-from", "Lathe <bench@localhost>", "--site-url", origin],
+          ...dkim,
         ],
         {
           stdio: "ignore",
@@ -48,7 +60,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
       try {
         await waitFor(`${origin}/`);
         const started = performance.now();
-        await postSignUps(origin, backend, SIGN_UPS, AT_ONCE);
+        await postSignUps(origin, `${backend}-${signing}`.replace(/\W/g, ""), SIGN_UPS, AT_ONCE);
         const posted = performance.now();
         const emails = () => readdirSync(mail).filter((name) => name.endsWith(".eml")).length;
         await untilEmails(emails, SIGN_UPS, backend, started);
@@ -75,6 +87,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
         await new Promise((resolve) => setTimeout(resolve, 500));
         lines.push({
           backend,
+          signing,
           emails: confirmations,
           seconds: Number(seconds.toFixed(2)),
           perSecond: Math.round(SIGN_UPS / seconds),
