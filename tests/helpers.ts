@@ -4,6 +4,13 @@ import { type Page, expect } from "@playwright/test";
 /** The site's routes, from its one list of them. */
 export const routes = siteRoutes.map((route) => route.path);
 
+/**
+ * The privacy notice's version, as web/src/content/form.ts gives it (that module loads the
+ * core, so it is not imported here): what a sign-up sent as a request says it was shown.
+ * The form's own sign-up in waitlist.spec.ts stores it, so a change there fails here.
+ */
+export const privacyVersion = "2026-11-24";
+
 /** The waitlist form's fields, found by their labels as a visitor finds them, and its button. */
 export function form(page: Page) {
   return {

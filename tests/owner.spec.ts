@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect } from "@playwright/test";
+import { privacyVersion } from "./helpers";
 import { test } from "./waitlistServer";
 
 // The owner's page of figures, on the listener `--metrics-addr` opens (never the site's
@@ -22,7 +23,7 @@ test("the owner's page charts the list, in both themes and at 320 px, axe clean"
         email: `p${String(n)}@example.com`,
         message: "Hello",
         interest,
-        privacyNotice: "2026-11-24",
+        privacyNotice: privacyVersion,
       },
     });
     expect(signUp.status()).toBe(201);

@@ -6,11 +6,8 @@
 // Playwright, as this server never gives them for what the form sends.
 import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect } from "@playwright/test";
-import { coreReady, form, watch } from "./helpers";
+import { coreReady, form, privacyVersion, watch } from "./helpers";
 import { type Server, test } from "./waitlistServer";
-
-/** The privacy notice's version, as web/src/content/form.ts gives it. */
-const privacyVersion = "2026-11-24";
 
 /** Opens the contact page on `server` with a fake clock (which only runFor moves). */
 async function open(page: Page, server: Server) {
