@@ -6,7 +6,14 @@ import { readFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { type APIRequestContext, type Page, expect } from "@playwright/test";
 import { coreReady, form, privacyVersion, watch } from "./helpers";
-import { type Email, type Mailbox, type Server, linkIn, test } from "./waitlistServer";
+import {
+  type Email,
+  type Mailbox,
+  type Server,
+  linkIn,
+  test,
+  unsubscribeLinkIn,
+} from "./waitlistServer";
 
 test.use({ confirming: true });
 
@@ -258,3 +265,38 @@ for (const scheme of ["light", "dark"] as const) {
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
   });
 }
+
+// An invitation's one-click unsubscribe, opened as a reader whose mail client has no
+// one-click: the server's own page, one button, in both themes and at 320 px, by keyboard.
+test("the invitation's unsubscribe page: one button, accessible, and it unsubscribes", async ({
+  page,
+  request,
+  server,
+  mailbox,
+}) => {
+  const email = await signUpByRequest(request, server, mailbox, "una@example.com");
+  await page.goto(linkIn(email, server.url, "confirm"));
+  await page.getByRole("button", { name: "Confirm my address" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("You're confirmed");
+  await server.invite("Your invitation, {name}\n\nDear {name},\n\nYou are in.\n", 1);
+  const invitation = await emailTo(mailbox, "una@example.com", 2);
+  expect(invitation.subject).toBe("Your invitation, Grace Hopper");
+
+  await page.goto(unsubscribeLinkIn(invitation, server.url));
+  await expect(page).toHaveTitle("Unsubscribe from the waitlist");
+  await expect(page.getByRole("button")).toHaveCount(1);
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+  }
+  await page.setViewportSize({ width: 320, height: 640 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+  expect((await server.entries()).map((e) => e.email)).toEqual(["una@example.com"]);
+
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Unsubscribe" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("You are unsubscribed");
+  expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+  expect(await server.entries()).toEqual([]);
+});

@@ -4,7 +4,7 @@
 // (aiosmtpd, server/tests/smtp_sink.py) that the server sends its emails to. What was
 // stored is read back with the owner's own tool, `lathe-site waitlist export`.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,6 +63,8 @@ export interface Server {
   thaw(): void;
   /** Everything stored, as the owner exports it. */
   entries(): Promise<Entry[]>;
+  /** Invites the `count` earliest confirmed entries with the owner's `letter` (a wave). */
+  invite(letter: string, count: number): Promise<void>;
 }
 
 /** The text of a quoted-printable body (RFC 2045 §6.7): soft breaks joined, =XX decoded. */
@@ -97,6 +99,14 @@ export function linkIn(email: Email, url: string, page: "confirm" | "manage"): s
   const link = new RegExp(`https?://[^/\\s]+/${page}#\\S+`).exec(email.text)?.[0];
   if (!link) throw new Error(`no ${page} link in: ${email.text}`);
   expect(link.startsWith(`${siteUrl}/${page}#`)).toBe(true);
+  return url + link.slice(siteUrl.length);
+}
+
+/** An invitation's one-click unsubscribe link, opened on the server at `url`. */
+export function unsubscribeLinkIn(email: Email, url: string): string {
+  const link = /https?:\/\/[^/\s]+\/api\/waitlist\/unsubscribe\?token=\S+/.exec(email.text)?.[0];
+  if (!link) throw new Error(`no unsubscribe link in: ${email.text}`);
+  expect(link.startsWith(`${siteUrl}/api/waitlist/unsubscribe?token=v1.u.`)).toBe(true);
   return url + link.slice(siteUrl.length);
 }
 
@@ -219,6 +229,14 @@ export const test = base.extend<{
           ...["waitlist", "--database", database, "export", "--format", "json", "--status", "all"],
         ]);
         return JSON.parse(stdout) as Entry[];
+      },
+      invite: async (letter, count) => {
+        const file = join(folder, "letter.txt");
+        writeFileSync(file, letter);
+        await promisify(execFile)(binary, [
+          ...["waitlist", "--database", database, "invite"],
+          ...["--count", String(count), "--letter", file],
+        ]);
       },
     });
     await stop();

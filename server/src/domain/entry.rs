@@ -120,6 +120,8 @@ pub enum ErasedBy {
     Unconfirmed,
     /// No interaction for the years the privacy notice states.
     Retention,
+    /// Its owner, from the one-click unsubscribe link of an invitation.
+    Unsubscribed,
 }
 
 impl ErasedBy {
@@ -130,6 +132,7 @@ impl ErasedBy {
             ErasedBy::Owner => "owner",
             ErasedBy::Unconfirmed => "unconfirmed",
             ErasedBy::Retention => "retention",
+            ErasedBy::Unsubscribed => "unsubscribed",
         }
     }
 }

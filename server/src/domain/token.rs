@@ -25,6 +25,10 @@ pub enum Purpose {
     Confirm,
     /// See, download and erase the entry.
     Manage,
+    /// Unsubscribe from the list at once (RFC 8058's one-click, on subscription mail):
+    /// a token of its own, so that a manage or confirm link never works there, nor this
+    /// one anywhere else.
+    Unsubscribe,
 }
 
 impl Purpose {
@@ -32,6 +36,7 @@ impl Purpose {
         match self {
             Purpose::Confirm => "c",
             Purpose::Manage => "m",
+            Purpose::Unsubscribe => "u",
         }
     }
 }
@@ -239,6 +244,31 @@ mod tests {
         assert_eq!(
             key().verify(&token, Purpose::Confirm, 0),
             Err(TokenError::WrongPurpose)
+        );
+    }
+
+    #[test]
+    fn each_purpose_works_for_itself_only() {
+        let all = [Purpose::Confirm, Purpose::Manage, Purpose::Unsubscribe];
+        for signed in all {
+            let token = key().sign(&claims(signed, 0));
+            for asked in all {
+                let read = key().verify(&token, asked, 0);
+                if asked == signed {
+                    assert!(read.is_ok(), "{signed:?}");
+                } else {
+                    assert_eq!(
+                        read,
+                        Err(TokenError::WrongPurpose),
+                        "{signed:?} as {asked:?}"
+                    );
+                }
+            }
+        }
+        assert!(
+            key()
+                .sign(&claims(Purpose::Unsubscribe, 0))
+                .starts_with("v1.u.")
         );
     }
 

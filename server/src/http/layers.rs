@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
 use pin_project_lite::pin_project;
@@ -187,7 +187,9 @@ impl Finish for Meter {
 
 /// Gives every response, errors included, the headers of the build's `_headers` file:
 /// `/*`'s always, the other rules' (the assets' cache policy) only on successful ones;
-/// `no-cache` wherever no rule set a cache policy.
+/// `no-cache` wherever no rule set a cache policy. A header the response set itself is
+/// kept: a page the server makes (the one-click unsubscribe's) has a
+/// Content-Security-Policy of its own, which the site's would break.
 pub type Headed<S> = Wrapped<S, Heads>;
 
 /// [`Headed`]'s work: the build's header rules, for the path asked for.
@@ -211,12 +213,20 @@ fn add_headers(rules: &[Rule], path: &str, response: &mut Response<Body>) {
     let status = response.status();
     let succeeded = status.is_success() || status == StatusCode::NOT_MODIFIED;
     let out = response.headers_mut();
+    // The response's own, before any rule's (empty, so no allocation, for the files).
+    let its_own: Vec<&HeaderName> = rules
+        .iter()
+        .flat_map(|rule| rule.headers.iter().map(|(name, _)| name))
+        .filter(|name| out.contains_key(*name))
+        .collect();
     for rule in rules {
         // `/*` is every response's, whatever was asked for (`*` itself included).
         let everywhere = rule.pattern == "/*";
         if everywhere || (succeeded && rule.matches(path)) {
             for (name, value) in &rule.headers {
-                out.insert(name.clone(), value.clone());
+                if !its_own.contains(&name) {
+                    out.insert(name.clone(), value.clone());
+                }
             }
         }
     }

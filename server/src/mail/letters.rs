@@ -1,5 +1,6 @@
 //! What each of the waitlist's emails says. Every email is plain text and carries the
-//! link to manage the entry (see, download, erase).
+//! link to manage the entry (see, download, erase); subscription mail (an invitation)
+//! also the link that unsubscribes at once, the one its `List-Unsubscribe` header names.
 
 use lathe_core::retention::{CONFIRM_LINK_HOURS, PENDING_DAYS};
 
@@ -14,6 +15,8 @@ pub struct Links {
     pub confirm: Option<String>,
     /// The page that shows, downloads and erases the entry.
     pub manage: String,
+    /// The one-click unsubscribe (for [`Kind::Invitation`]).
+    pub unsubscribe: Option<String>,
 }
 
 /// What an email says, by kind.
@@ -42,7 +45,13 @@ pub fn letter(says: Says<'_>, product: &str, links: &Links) -> Letter {
     match says {
         Says::Invitation { letter, name } => Letter {
             subject: letter.subject.replace("{name}", name),
-            body: format!("{}\n{manage}", letter.body.replace("{name}", name)),
+            body: format!(
+                "{}\n\
+                 You get this email because you joined the {product} waitlist. To unsubscribe \
+                 (we then erase your entry and write to you no more), open:\n{}\n\n{manage}",
+                letter.body.replace("{name}", name),
+                links.unsubscribe.as_deref().unwrap_or_default()
+            ),
         },
         Says::Confirm => Letter {
             subject: format!("Confirm your place on the {product} waitlist"),
@@ -76,6 +85,9 @@ mod tests {
         Links {
             confirm: Some("https://lathe.example.com/confirm#v1.c.x".into()),
             manage: "https://lathe.example.com/manage#v1.m.y".into(),
+            unsubscribe: Some(
+                "https://lathe.example.com/api/waitlist/unsubscribe?token=v1.u.z".into(),
+            ),
         }
     }
 
@@ -95,11 +107,12 @@ mod tests {
         assert!(!already.body.contains("/confirm"));
         for body in [confirm.body, already.body] {
             assert!(body.contains("\nhttps://lathe.example.com/manage#v1.m.y\n"));
+            assert!(!body.contains("unsubscribe"), "transactional: {body}");
         }
     }
 
     #[test]
-    fn an_invitation_is_the_owners_letter_to_each_name_with_the_manage_link() {
+    fn an_invitation_is_the_owners_letter_to_each_name_with_its_two_links() {
         let owner = Letter::from_owner(
             "Your invitation to Lathe, {name}\r\n\r\nDear {name},\n\nYou are in.\n",
         )
@@ -116,8 +129,11 @@ mod tests {
         assert_eq!(sent.subject, "Your invitation to Lathe, Ada Lovelace");
         assert_eq!(
             sent.body,
-            "Dear Ada Lovelace,\n\nYou are in.\n\nTo see what we keep about you, download it, \
-             or erase it, open:\nhttps://lathe.example.com/manage#v1.m.y\n"
+            "Dear Ada Lovelace,\n\nYou are in.\n\nYou get this email because you joined the \
+             Lathe waitlist. To unsubscribe (we then erase your entry and write to you no more), \
+             open:\nhttps://lathe.example.com/api/waitlist/unsubscribe?token=v1.u.z\n\n\
+             To see what we keep about you, download it, or erase it, open:\n\
+             https://lathe.example.com/manage#v1.m.y\n"
         );
     }
 

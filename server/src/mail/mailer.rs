@@ -4,7 +4,7 @@
 //! where the owner gave a key, a DKIM signature ([`super::dkim`]).
 
 use lettre::message::Mailbox;
-use lettre::message::header::{ContentType, MIME_VERSION_1_0};
+use lettre::message::header::{ContentType, HeaderName, HeaderValue, MIME_VERSION_1_0};
 use lettre::transport::smtp::{AsyncSmtpTransport, AsyncSmtpTransportBuilder};
 use lettre::{AsyncTransport, Message, Tokio1Executor};
 
@@ -166,8 +166,10 @@ impl Mailer {
         self.from.name.as_deref().unwrap_or("our")
     }
 
-    /// The email that says `letter` to `to`, signed if there is a key: subscription mail
-    /// (an invitation) or an answer to the visitor's own action.
+    /// The email that says `letter` to `to`, signed if there is a key. `unsubscribe` is
+    /// the one-click unsubscribe URL of subscription mail (an invitation), which then
+    /// comes from the invitations' sender with RFC 8058's two headers; `None` for an
+    /// answer to the visitor's own action.
     ///
     /// # Errors
     /// An address or a text lettre does not take ([`SendError::Message`]).
@@ -175,28 +177,37 @@ impl Mailer {
         &self,
         to: &str,
         letter: &Letter,
-        subscription: bool,
+        unsubscribe: Option<&str>,
     ) -> Result<Message, SendError> {
         let to: Mailbox = to
             .parse()
             .map_err(|e: lettre::address::AddressError| SendError::Message(e.to_string()))?;
-        let from = if subscription {
+        let from = if unsubscribe.is_some() {
             &self.invitations_from
         } else {
             &self.from
         };
-        let mut message = Message::builder()
+        let mut builder = Message::builder()
             .from(from.clone())
             .to(to)
             .subject(&letter.subject)
             .message_id(Some(format!("<{}@{}>", random_id(), from.email.domain())))
             .date_now()
             .header(MIME_VERSION_1_0)
-            .header(ContentType::TEXT_PLAIN)
+            .header(ContentType::TEXT_PLAIN);
+        if let Some(url) = unsubscribe {
+            builder = builder
+                .raw_header(HeaderValue::new(LIST_UNSUBSCRIBE, format!("<{url}>")))
+                .raw_header(HeaderValue::new(
+                    LIST_UNSUBSCRIBE_POST,
+                    ONE_CLICK.to_owned(),
+                ));
+        }
+        let mut message = builder
             .body(letter.body.clone())
             .map_err(|e| SendError::Message(e.to_string()))?;
         if let Some(signer) = &self.signer {
-            signer.sign(&mut message, subscription);
+            signer.sign(&mut message, unsubscribe.is_some());
         }
         Ok(message)
     }
@@ -209,9 +220,9 @@ impl Mailer {
         &self,
         to: &str,
         letter: &Letter,
-        subscription: bool,
+        unsubscribe: Option<&str>,
     ) -> Result<(), SendError> {
-        let message = self.message(to, letter, subscription)?;
+        let message = self.message(to, letter, unsubscribe)?;
         match self.transport.send(message).await {
             Ok(_) => Ok(()),
             Err(e) if e.is_permanent() => Err(SendError::Refused(e.to_string())),
@@ -219,6 +230,13 @@ impl Mailer {
         }
     }
 }
+
+/// RFC 2369's header: where to unsubscribe (here one HTTPS URL, RFC 8058 §3.1).
+const LIST_UNSUBSCRIBE: HeaderName = HeaderName::new_from_ascii_str("List-Unsubscribe");
+/// RFC 8058's header: that URL unsubscribes with one POST, no second step.
+const LIST_UNSUBSCRIBE_POST: HeaderName = HeaderName::new_from_ascii_str("List-Unsubscribe-Post");
+/// The value of [`LIST_UNSUBSCRIBE_POST`], which is also the body a mail provider posts.
+pub const ONE_CLICK: &str = "List-Unsubscribe=One-Click";
 
 #[cfg(test)]
 mod tests {

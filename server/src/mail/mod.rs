@@ -7,5 +7,5 @@ pub mod letters;
 pub mod mailer;
 pub mod worker;
 
-pub use mailer::{MailServer, Mailer, MailerError, SendError};
+pub use mailer::{MailServer, Mailer, MailerError, ONE_CLICK, SendError};
 pub use worker::Outbox;

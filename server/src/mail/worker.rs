@@ -26,6 +26,7 @@ use crate::domain::Kind;
 use crate::domain::token::{Claims, Key, Purpose};
 use crate::operations::metrics;
 use crate::store::{Claimed, Recipient, Store, StoreError};
+use crate::waitlist::UNSUBSCRIBE_PATH;
 
 /// What the worker needs: the database, the mail server, the key the links are signed
 /// with and the site's address they lead to.
@@ -89,9 +90,20 @@ impl Outbox {
             })),
             _ => None,
         };
+        // In the query, not the fragment: a mail provider posts to this URL as it stands.
+        let unsubscribe = kind.is_subscription().then(|| {
+            let token = self.key.sign(&Claims {
+                purpose: Purpose::Unsubscribe,
+                entry: to.id.clone(),
+                nonce: to.manage_nonce.clone(),
+                expires_ms: 0,
+            });
+            format!("{}{UNSUBSCRIBE_PATH}?token={token}", self.site_url)
+        });
         Links {
             confirm: confirm.map(|token| format!("{}/confirm#{token}", self.site_url)),
             manage: format!("{}/manage#{manage}", self.site_url),
+            unsubscribe,
         }
     }
 
@@ -121,16 +133,13 @@ impl Outbox {
             // An invitation whose wave is gone: nothing to say.
             (Kind::Invitation, None) => return self.store.discard(&email.id).await,
         };
-        let letter = letter(
-            says,
-            self.mailer.product(),
-            &self.links(to, kind, email.created_at),
-        );
+        let links = self.links(to, kind, email.created_at);
+        let letter = letter(says, self.mailer.product(), &links);
         // A mail server's refusal often quotes the address ("<ada@…>: Recipient address
         // rejected"): it is kept and logged without it.
         let sent = self
             .mailer
-            .send(&to.email, &letter, kind.is_subscription())
+            .send(&to.email, &letter, links.unsubscribe.as_deref())
             .await
             .map_err(|e| (e.is_transient(), without_addresses(&e.to_string())));
         let now = crate::now_ms();

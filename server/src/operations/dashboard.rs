@@ -7,15 +7,13 @@ use std::fmt::Write as _;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
 use axum::routing::get;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use metrics_exporter_prometheus::PrometheusHandle;
-use sha2::{Digest, Sha256};
 
 use super::metrics;
+use super::page::{self, escape};
 use crate::domain::time;
 use crate::store::{Stats, Store};
 
@@ -91,32 +89,12 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}\
 th,td{border-bottom:1px solid var(--line);padding:.25rem .6rem;text-align:left;white-space:nowrap}\
 td.n,th.n{text-align:right}";
 
-/// The page's Content-Security-Policy, made once.
+/// The page's Content-Security-Policy, made once: its own style, no forms.
 static POLICY: std::sync::LazyLock<HeaderValue> =
-    std::sync::LazyLock::new(|| HeaderValue::from_str(&policy()).expect("a policy of ASCII text"));
-
-/// The page's Content-Security-Policy: nothing but its own inline style.
-fn policy() -> String {
-    let hash = STANDARD.encode(Sha256::digest(STYLE.as_bytes()));
-    format!(
-        "default-src 'none'; style-src 'sha256-{hash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    )
-}
+    std::sync::LazyLock::new(|| page::policy(STYLE, "'none'"));
 
 fn html(status: StatusCode, document: &str) -> Response {
-    let mut response = (status, document.to_owned()).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::CONTENT_SECURITY_POLICY, POLICY.clone());
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+    page::html(status, document.to_owned(), POLICY.clone())
 }
 
 fn document(now: i64, body: &str) -> String {
@@ -273,10 +251,15 @@ fn days(stats: &Stats) -> String {
 
 /// The waves as a table.
 fn waves(stats: &Stats) -> String {
+    let unsubscribed = format!(
+        "<p>Unsubscribed from an invitation's link (and so erased): {}.</p>",
+        stats.unsubscribed
+    );
     if stats.waves.is_empty() {
-        return "<section aria-labelledby=\"waves\"><h2 id=\"waves\">Invitations</h2>\
-                <p>No wave yet: <code>lathe-site waitlist invite</code> sends one.</p></section>"
-            .to_owned();
+        return format!(
+            "<section aria-labelledby=\"waves\"><h2 id=\"waves\">Invitations</h2>\
+             <p>No wave yet: <code>lathe-site waitlist invite</code> sends one.</p>{unsubscribed}</section>"
+        );
     }
     let mut rows = String::new();
     for wave in &stats.waves {
@@ -297,16 +280,8 @@ fn waves(stats: &Stats) -> String {
         "<section aria-labelledby=\"waves\"><h2 id=\"waves\">Invitations</h2><div class=\"scroll\"><table>\
          <thead><tr><th class=\"n\">Wave</th><th>Made</th><th class=\"n\">Invited</th><th class=\"n\">Sent</th>\
          <th class=\"n\">Queued</th><th class=\"n\">Failed</th><th>Subject</th></tr></thead>\
-         <tbody>{rows}</tbody></table></div></section>"
+         <tbody>{rows}</tbody></table></div>{unsubscribed}</section>"
     )
-}
-
-/// `text` with HTML's special characters as entities.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
@@ -314,17 +289,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_owners_words_are_text_never_markup() {
-        assert_eq!(
-            escape("<script>\"x\" & y</script>"),
-            "&lt;script&gt;&quot;x&quot; &amp; y&lt;/script&gt;"
-        );
-    }
-
-    #[test]
     fn the_policy_allows_the_pages_own_style_only() {
-        let policy = policy();
+        let policy = POLICY.to_str().unwrap();
         assert!(policy.starts_with("default-src 'none'; style-src 'sha256-"));
+        assert!(policy.contains("form-action 'none'"));
         assert!(!policy.contains("unsafe"));
     }
 }

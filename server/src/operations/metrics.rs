@@ -41,7 +41,7 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
 
 /// Each metric's help text (Prometheus' `# HELP` lines); every `_seconds` one is a
 /// histogram in seconds, [`OPEN_CONNECTIONS`] and [`ENTRIES`] gauges, the others counters.
-const HELP: [(&str, &str); 13] = [
+const HELP: [(&str, &str); 14] = [
     (
         WEBHOOKS,
         "Webhook deliveries by outcome (delivered, retried, failed).",
@@ -64,6 +64,10 @@ const HELP: [(&str, &str); 13] = [
     (
         CONFIRMATIONS,
         "Addresses confirmed from their emails' links.",
+    ),
+    (
+        UNSUBSCRIBES,
+        "Entries erased by their owners' one-click unsubscribe (an invitation's link).",
     ),
     (
         LINKS_REFUSED,
@@ -167,6 +171,14 @@ pub const CONFIRMATIONS: &str = "lathe_confirmations_total";
 /// An address was confirmed.
 pub fn confirmed() {
     metrics::counter!(CONFIRMATIONS).increment(1);
+}
+
+/// Entries erased by their owners' one-click unsubscribe.
+pub const UNSUBSCRIBES: &str = "lathe_unsubscribes_total";
+
+/// An entry was erased by its owner's one-click unsubscribe.
+pub fn unsubscribed() {
+    metrics::counter!(UNSUBSCRIBES).increment(1);
 }
 
 /// Entries on the list now, by `status` (counted when the metrics are scraped).

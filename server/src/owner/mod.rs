@@ -231,7 +231,12 @@ pub fn report(stats: &Stats) -> String {
         );
     }
     let invited: i64 = stats.waves.iter().map(|w| w.size).sum();
-    let _ = writeln!(text, "waves {}: {invited} invited", stats.waves.len());
+    let _ = writeln!(
+        text,
+        "waves {}: {invited} invited; {} unsubscribed",
+        stats.waves.len(),
+        stats.unsubscribed
+    );
     let o = stats.outbox;
     let _ = writeln!(
         text,

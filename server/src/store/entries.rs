@@ -315,8 +315,12 @@ impl Store {
         let Some(id) = ids.first() else {
             return Ok(false);
         };
-        self.record(&mut tx, Event::Erased, id, None, None, now)
-            .await?;
+        let event = if by == ErasedBy::Unsubscribed {
+            Event::Unsubscribed
+        } else {
+            Event::Erased
+        };
+        self.record(&mut tx, event, id, None, None, now).await?;
         sqlx::query("DELETE FROM outbox WHERE email_key = $1")
             .bind(key)
             .execute(&mut *tx)
@@ -349,7 +353,9 @@ impl Store {
     }
 
     /// Erases, for its owner, the entry whose id is `id` while it holds `manage_nonce`,
-    /// as [`Store::erase`] does; false if there is none.
+    /// as [`Store::erase`] does, `by` the manage page's Erase or the one-click
+    /// unsubscribe (whose link holds the same nonce); false if there is none (erased
+    /// already: of two instances erasing it at once, one finds it).
     ///
     /// # Errors
     /// The database failing.
@@ -357,6 +363,7 @@ impl Store {
         &self,
         id: &str,
         manage_nonce: &str,
+        by: ErasedBy,
         now: i64,
     ) -> Result<bool, StoreError> {
         self.guarded(async {
@@ -368,7 +375,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?;
             match key {
-                Some(key) => self.erase_key(&key, ErasedBy::Visitor, now).await,
+                Some(key) => self.erase_key(&key, by, now).await,
                 None => Ok(false),
             }
         })

@@ -25,6 +25,9 @@ pub enum Event {
     InvitationSent,
     /// An entry erased (by its owner, the site's owner, or the retention rule).
     Erased,
+    /// An entry erased by its owner's one-click unsubscribe (instead of [`Event::Erased`]:
+    /// the entry is gone all the same).
+    Unsubscribed,
 }
 
 impl Event {
@@ -35,6 +38,7 @@ impl Event {
             Event::Confirmed => "entry.confirmed",
             Event::InvitationSent => "invitation.sent",
             Event::Erased => "entry.erased",
+            Event::Unsubscribed => "entry.unsubscribed",
         }
     }
 }

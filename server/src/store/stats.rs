@@ -1,10 +1,11 @@
 //! The figures the owner watches the list by: entries by status and by interest, sign-ups
-//! and confirmations a day, the confirmation rate, the waves and the outbox.
+//! and confirmations a day, the confirmation rate, the waves, the unsubscribes and the
+//! outbox.
 
 use sqlx::Row;
 
 use super::{Counts, Store, StoreError, Wave};
-use crate::domain::Status;
+use crate::domain::{ErasedBy, Status};
 
 /// A day, in ms.
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -35,6 +36,8 @@ pub struct Stats {
     pub waves: Vec<Wave>,
     /// The outbox's emails.
     pub outbox: Counts,
+    /// Entries erased by their one-click unsubscribe, ever (the erasures' records).
+    pub unsubscribed: i64,
 }
 
 impl Stats {
@@ -117,6 +120,10 @@ impl Store {
             confirmed_of_asked: (confirmed, asked),
             waves: self.waves().await?,
             outbox: self.outbox_counts().await?,
+            unsubscribed: sqlx::query_scalar("SELECT COUNT(*) FROM erasures WHERE erased_by = $1")
+                .bind(ErasedBy::Unsubscribed.as_str())
+                .fetch_one(&self.pool)
+                .await?,
         })
     }
 }

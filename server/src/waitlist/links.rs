@@ -10,13 +10,16 @@
 //! - `POST /api/waitlist/erase` `{"token": "..."}`: the manage page's Erase, once pressed
 //!   and confirmed; recorded as an erasure by the visitor.
 //!
-//! Each answers `{"status": ...}` (and `error`, a sentence for the page, when it failed):
+//! - `/api/waitlist/unsubscribe?token=...`: an invitation's one-click unsubscribe
+//!   ([`super::unsubscribe`]), a page of its own.
+//!
+//! Each of the four answers `{"status": ...}` (and `error`, a sentence for the page, when it failed):
 //! `confirmed` 200, `erased` 200, `sent` 202, `used` 409, `expired` 410, `unknown` 404
 //! (no entry: erased or deleted unconfirmed), `invalid` 400 (not a link of ours). A
 //! request that never gets as far as its link is a [`LinkError`], answered as the
 //! sign-up's are (`{"error": ...}`: 403, 415, 413, 408, 503) and logged and counted as a
 //! link's, never as a sign-up's. Mounted only when the server sends email; otherwise
-//! [`not_confirming`] answers the four paths.
+//! [`not_confirming`] answers the five paths.
 
 use std::sync::Arc;
 
@@ -24,16 +27,17 @@ use axum::Router;
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::Notify;
 
 use super::body::{BodyError, Json, Posted};
 use super::origin::{FromOwnSite, OtherSite};
+use super::unsubscribe::{self, UNSUBSCRIBE_PATH};
 use super::{Settings, answer};
-use crate::domain::Kind;
 use crate::domain::token::{Claims, Key, Purpose, TokenError};
+use crate::domain::{ErasedBy, Kind};
 use crate::operations::metrics;
 use crate::store::{Confirmed, Resent, Store, StoreError};
 
@@ -273,17 +277,21 @@ impl FromRef<Links> for Arc<Settings> {
     }
 }
 
-/// The four routes.
+/// The four routes, and the one-click unsubscribe's ([`super::unsubscribe`]).
 pub fn router(links: Links) -> Router {
     Router::new()
         .route(CONFIRM_PATH, post(confirm))
         .route(RESEND_PATH, post(resend))
         .route(MANAGE_PATH, post(manage))
         .route(ERASE_PATH, post(erase))
+        .route(
+            UNSUBSCRIBE_PATH,
+            get(unsubscribe::page).post(unsubscribe::unsubscribe),
+        )
         .with_state(links)
 }
 
-/// The four paths on a server that sends no email: each says so.
+/// The five paths on a server that sends no email: each says so.
 pub fn not_confirming() -> Router {
     let refused = || async { LinkError::NotConfirming };
     Router::new()
@@ -291,6 +299,7 @@ pub fn not_confirming() -> Router {
         .route(RESEND_PATH, post(refused))
         .route(MANAGE_PATH, post(refused))
         .route(ERASE_PATH, post(refused))
+        .route(UNSUBSCRIBE_PATH, get(refused).post(refused))
 }
 
 /// A link's request: from the site's own pages, with a token.
@@ -340,7 +349,7 @@ async fn erase(link: Link) -> Result<Outcome, Refused> {
     let claims = link.verified(Purpose::Manage, now)?;
     let store = &link.links.store;
     if !store
-        .erase_managed(&claims.entry, &claims.nonce, now)
+        .erase_managed(&claims.entry, &claims.nonce, ErasedBy::Visitor, now)
         .await?
     {
         return Ok(Outcome::Unknown);

@@ -9,6 +9,7 @@ pub mod links;
 pub mod origin;
 pub mod proof;
 pub mod sign_up;
+pub mod unsubscribe;
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -35,6 +36,8 @@ use crate::domain::Kind;
 use crate::domain::token::Key;
 use crate::operations::metrics;
 use crate::store::{Backend, Store};
+
+pub use self::unsubscribe::UNSUBSCRIBE_PATH;
 
 /// The path sign-ups are posted to.
 pub const PATH: &str = "/api/waitlist";

@@ -70,12 +70,16 @@ impl Smtp {
     }
 }
 
-/// An email as received: its recipient, subject and text.
+/// An email as received: its recipient, subject, one-click unsubscribe headers and text.
 pub struct Email {
     /// The envelope's recipient.
     pub to: String,
     /// Its subject.
     pub subject: String,
+    /// Its `List-Unsubscribe` header (empty if none).
+    pub list_unsubscribe: String,
+    /// Its `List-Unsubscribe-Post` header (empty if none).
+    pub list_unsubscribe_post: String,
     /// Its text, decoded.
     pub text: String,
 }
@@ -93,6 +97,8 @@ impl Email {
         Self {
             to: header("X-Envelope-To"),
             subject: header("Subject"),
+            list_unsubscribe: header("List-Unsubscribe"),
+            list_unsubscribe_post: header("List-Unsubscribe-Post"),
             text: quoted_printable(&body.replace("\r\n", "\n")),
         }
     }
@@ -105,6 +111,17 @@ impl Email {
             .lines()
             .find_map(|line| line.trim().strip_prefix(&prefix))
             .map(str::to_owned)
+    }
+
+    /// The path (and query) of its one-click unsubscribe link under
+    /// `https://lathe.example.com`, as its text shows it.
+    pub fn unsubscribe_path(&self) -> Option<String> {
+        self.text.lines().find_map(|line| {
+            line.trim()
+                .strip_prefix("https://lathe.example.com")
+                .filter(|path| path.starts_with("/api/waitlist/unsubscribe?"))
+                .map(str::to_owned)
+        })
     }
 }
 

@@ -14,7 +14,7 @@ const LETTER: &str = "Your early access to Lathe, {name}\n\nDear {name},\n\nYour
 
 /// `addresses` signed up (in this order, a second apart) and confirmed from their emails'
 /// links; `pending` signed up and never confirmed.
-fn confirmed(
+pub(crate) fn confirmed(
     app: &TestApp,
     smtp: &Smtp,
     database: &Location,
@@ -334,7 +334,7 @@ fn the_owner_reads_the_lists_figures(database: &Location) {
     assert_eq!(days[28], format!("{}\t1\t0", date(noon(1))));
     assert_eq!(days[29], format!("{}\t1\t3", date(noon(0))));
     assert!(days[..27].iter().all(|d| d.ends_with("\t0\t0")), "{days:?}");
-    assert_eq!(lines[34], "waves 1: 1 invited");
+    assert_eq!(lines[34], "waves 1: 1 invited; 0 unsubscribed");
     assert_eq!(lines[35], "outbox: queued 1, sent 4, failed 0");
     assert_eq!(lines.len(), 36);
 }

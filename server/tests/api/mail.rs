@@ -139,6 +139,36 @@ fn every_email_has_the_headers_receivers_demand_and_a_low_spam_score() {
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), 3, "a Message-ID of its own each");
+    // RFC 8058's one-click on the invitation (subscription mail) only, each header once.
+    for transactional in &emails[..2] {
+        assert!(transactional["headers"].get("List-Unsubscribe").is_none());
+        assert!(
+            transactional["headers"]
+                .get("List-Unsubscribe-Post")
+                .is_none()
+        );
+    }
+    let invitation = &emails[2];
+    let url = invitation["headers"]["List-Unsubscribe"].as_str().unwrap();
+    assert!(
+        url.starts_with("<https://lathe.example.com/api/waitlist/unsubscribe?token=v1.u.")
+            && url.ends_with('>'),
+        "{url}"
+    );
+    assert_eq!(
+        invitation["headers"]["List-Unsubscribe-Post"],
+        "List-Unsubscribe=One-Click"
+    );
+    assert_eq!(invitation["counts"]["List-Unsubscribe"], 1);
+    assert_eq!(invitation["counts"]["List-Unsubscribe-Post"], 1);
+    assert!(
+        invitation["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("\r\n{}\r\n", &url[1..url.len() - 1])),
+        "the same link in the text: {}",
+        invitation["text"]
+    );
 }
 
 /// Every email signed with `file`'s key verifies with dkimpy against the record

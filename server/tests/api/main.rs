@@ -12,4 +12,5 @@ mod owner;
 mod proofs;
 mod routes;
 mod sign_ups;
+mod unsubscribe;
 mod webhooks;

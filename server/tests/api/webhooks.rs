@@ -99,6 +99,38 @@ In you come.
 lathe_site_testkit::on_both_databases!(tells_the_receiver_of_each_event);
 
 #[test]
+fn a_one_click_unsubscribe_is_told_as_entry_unsubscribed_with_the_id_alone() {
+    let database = sqlite();
+    let (receiver, smtp) = (Receiver::start(), Smtp::start());
+    let app = telling(&database, &receiver, Some(&smtp));
+    crate::invitations::confirmed(&app, &smtp, &database, &["uma@example.com"], &[]);
+    let (ok, _, said) = crate::helpers::invite(
+        &database,
+        "Welcome, {name}\n\nIn you come.\n",
+        &["--count", "1"],
+    );
+    assert!(ok, "{said}");
+    app.deliver_due();
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 2);
+    let path = smtp.messages().last().unwrap().unsubscribe_path().unwrap();
+    let done = lathe_site_testkit::post_to(
+        app.address,
+        &path,
+        &["Content-Type: application/x-www-form-urlencoded"],
+        b"List-Unsubscribe=One-Click",
+    );
+    assert_eq!(done.status, 200);
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
+    let got = receiver.deliveries();
+    assert_eq!(
+        types(&receiver),
+        ["entry.confirmed", "invitation.sent", "entry.unsubscribed"]
+    );
+    let id = got[0].event["data"]["id"].clone();
+    assert_eq!(got[2].event["data"], serde_json::json!({ "id": id }));
+}
+
+#[test]
 fn without_confirmation_a_new_entry_is_an_event_with_its_id_alone() {
     let (_database, receiver, app) = told();
     post(app.address, &sign_up("bea@example.com"));

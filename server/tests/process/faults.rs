@@ -1,6 +1,7 @@
 //! The sign-up path under faults that need the server as a process of its own: kill -9
 //! under load, a database that goes down (and what the log says), and a real nginx in
-//! front. The promise under test: every 2xx is a committed row.
+//! front (and the one-click unsubscribe's page through it). The promise under test:
+//! every 2xx is a committed row.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -8,13 +9,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
+use lathe_site::domain::token::{Claims, Key, Purpose, random_id};
 use lathe_site::store::{Location, Store};
 use lathe_site_testkit::{
-    Loading, Postgres, address_said, error, fixture, load, post, post_with, send_bytes, send_to,
-    sign_up, sqlite,
+    Loading, Postgres, Smtp, address_said, error, fixture, load, post, post_with, send_bytes,
+    send_to, sign_up, sqlite,
 };
 
-use crate::server::Server;
+use crate::server::{KEY, Server, confirming};
 
 /// What `location` holds, read through a connection of its own.
 fn emails(location: &Location) -> BTreeSet<String> {
@@ -90,24 +92,7 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
         Some(&location),
         &["--behind-proxy", "--sign-ups-per-minute", "2"],
     );
-    let nginx = Command::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../deploy/nginx/run-local.sh"
-    ))
-    .args(["0", fixture().to_str().unwrap()])
-    .env("LATHE_UPSTREAM", lathe.address.to_string())
-    .env("LATHE_SITE", env!("CARGO_BIN_EXE_lathe-site"))
-    .stdout(Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut nginx = Running(nginx);
-    // Listening already when it says where (run-local.sh binds before nginx starts).
-    let front = address_said(
-        "nginx",
-        nginx.0.stdout.take().unwrap(),
-        "nginx on ",
-        Duration::from_secs(30),
-    );
+    let (_nginx, front) = nginx_before(&lathe);
     let post_as = |forged: &str, email: &str| {
         post_with(
             front,
@@ -147,6 +132,78 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
     assert_eq!(emails(&location).len(), 2);
 }
 
+/// nginx with deploy/nginx/lathe.conf and lathe-waitlist.conf, passing the waitlist's
+/// paths to `lathe`: the process, and where it listens.
+fn nginx_before(lathe: &Server) -> (Running, SocketAddr) {
+    let nginx = Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/nginx/run-local.sh"
+    ))
+    .args(["0", fixture().to_str().unwrap()])
+    .env("LATHE_UPSTREAM", lathe.address.to_string())
+    .env("LATHE_SITE", env!("CARGO_BIN_EXE_lathe-site"))
+    .stdout(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut nginx = Running(nginx);
+    // Listening already when it says where (run-local.sh binds before nginx starts).
+    let front = address_said(
+        "nginx",
+        nginx.0.stdout.take().unwrap(),
+        "nginx on ",
+        Duration::from_secs(30),
+    );
+    (nginx, front)
+}
+
+#[test]
+fn behind_nginx_the_one_click_unsubscribe_is_lathe_sites_page_with_its_own_headers() {
+    let smtp = Smtp::start();
+    let lathe = confirming(&sqlite(), &smtp, &["--behind-proxy"]);
+    let (_nginx, front) = nginx_before(&lathe);
+    // A token of ours for an entry that is not there: the page that says so.
+    let token = Key::new(KEY).unwrap().sign(&Claims {
+        purpose: Purpose::Unsubscribe,
+        entry: random_id(),
+        nonce: random_id(),
+        expires_ms: 0,
+    });
+    let path = format!("/api/waitlist/unsubscribe?token={token}");
+    let page = send_to(front, &format!("GET {path} HTTP/1.1\r\nHost: {front}"));
+    assert_eq!(page.status, 200);
+    assert!(
+        page.text().contains("<h1>Nothing to unsubscribe</h1>"),
+        "{}",
+        page.text()
+    );
+    // lathe-site's policy alone (the site's forbids the page's style and form), and
+    // nginx's noindex.
+    let policies: Vec<&str> = page
+        .headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("content-security-policy"))
+        .map(|(_, value)| value.as_str())
+        .collect();
+    assert_eq!(policies.len(), 1, "{policies:?}");
+    assert!(
+        policies[0].contains("form-action 'self'"),
+        "{}",
+        policies[0]
+    );
+    assert_eq!(page.header("x-robots-tag"), Some("noindex"));
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    // A provider's one-click, from its own servers: no Origin, no cookie.
+    let body = b"List-Unsubscribe=One-Click";
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {front}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let done = send_bytes(front, &[request.as_bytes(), body].concat());
+    assert_eq!(done.status, 200);
+    assert!(done.text().contains("<h1>You are unsubscribed</h1>"));
+}
+
 /// Through nginx (`front`), the waitlist's paths reach lathe-site, and nothing else under
 /// /api does.
 fn only_the_waitlists_paths_reach_lathe_site(front: SocketAddr) {
@@ -167,6 +224,21 @@ fn only_the_waitlists_paths_reach_lathe_site(front: SocketAddr) {
                 "this server does not confirm addresses: start it with --smtp".into()
             ),
             "{action}"
+        );
+    }
+    // And the invitations' one-click unsubscribe, both ways.
+    for method in ["GET", "POST"] {
+        let reply = send_to(
+            front,
+            &format!("{method} /api/waitlist/unsubscribe?token=x HTTP/1.1\r\nHost: {front}"),
+        );
+        assert_eq!(
+            (reply.status, error(&reply)),
+            (
+                404,
+                "this server does not confirm addresses: start it with --smtp".into()
+            ),
+            "{method}"
         );
     }
     // So do the form's requests for proof-of-work challenges (this server asks for none).

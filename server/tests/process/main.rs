@@ -8,3 +8,4 @@ mod lifecycle;
 mod mail;
 mod observability;
 mod server;
+mod unsubscribe;

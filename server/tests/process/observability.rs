@@ -11,7 +11,7 @@ use lathe_site_testkit::{
     Postgres, Smtp, address_said, get, outbox, post, scratch, sign_up, sqlite, until, wait_for,
 };
 
-use crate::server::{Server, confirming, sqlite3};
+use crate::server::{Server, confirming, metric, sqlite3};
 
 fn body(reply: &lathe_site_testkit::Reply) -> String {
     reply.text()
@@ -309,16 +309,6 @@ fn prometheus_scrapes_the_metrics_listener_and_counts_sign_ups_and_refusals() {
         Some("3")
     );
 }
-/// The value of the metric line that starts with `series`, from a scrape of `metrics`.
-fn metric(metrics: SocketAddr, series: &str) -> u64 {
-    let reply = get(metrics, "/metrics");
-    let text = String::from_utf8_lossy(&reply.body).into_owned();
-    text.lines()
-        .find_map(|line| line.strip_prefix(series))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or(0)
-}
-
 #[test]
 fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
     let database = sqlite();

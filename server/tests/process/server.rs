@@ -166,3 +166,14 @@ pub fn confirming(database: &Location, smtp: &Smtp, extra: &[&str]) -> Server {
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     Server::start_with(command, Some(database), &flags)
 }
+
+/// The value of the metric line that starts with `series`, from a scrape of `metrics`
+/// (0 for a counter never counted: the exporter writes none).
+pub fn metric(metrics: SocketAddr, series: &str) -> u64 {
+    let reply = lathe_site_testkit::get(metrics, "/metrics");
+    let text = String::from_utf8_lossy(&reply.body).into_owned();
+    text.lines()
+        .find_map(|line| line.strip_prefix(series))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0)
+}
