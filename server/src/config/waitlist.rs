@@ -1,11 +1,13 @@
 //! `lathe-site waitlist`'s tools, as the command line gives them.
 
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 use lathe_core::validation::Interest;
 
 use crate::domain::Status;
+use crate::domain::pace::DEFAULT_MAIL_PER_MINUTE;
 
 /// The owner's waitlist tools.
 #[derive(Subcommand)]
@@ -45,14 +47,19 @@ pub enum WaitlistCommand {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         count: u32,
         /// The letter, as plain text: its first line is the subject, the rest the text;
-        /// `{name}` becomes each entry's name. The link to manage the entry is added
-        /// beneath it, as in every email.
+        /// `{name}` becomes each entry's name. The one-click unsubscribe link and the
+        /// link to manage the entry are added beneath it.
         #[arg(long, value_name = "FILE")]
         letter: PathBuf,
         /// Only entries with this interest (general, enterprise, developer, partnership,
         /// press).
         #[arg(long, value_parser = parse_interest)]
         interest: Option<Interest>,
+        /// How many of the wave's emails go a minute: each is due in turn, evenly
+        /// spaced, after any wave still going (one a second unless told: what a sender
+        /// receivers do not know yet should start at).
+        #[arg(long, default_value_t = DEFAULT_MAIL_PER_MINUTE, value_name = "N")]
+        mail_per_minute: NonZeroU32,
         /// Show who would be invited, and queue nothing.
         #[arg(long)]
         dry_run: bool,

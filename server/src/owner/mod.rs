@@ -8,6 +8,7 @@ pub mod export;
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
 use crate::config::{ExportFormat, WaitlistCommand};
@@ -162,16 +163,17 @@ async fn run(
             count,
             letter,
             interest,
+            mail_per_minute,
             dry_run,
         } => {
-            let letter = read_letter(&letter)?;
-            let invited = store
-                .invite(count, interest, &letter, crate::now_ms(), dry_run)
-                .await?;
-            for (email, name) in &invited.entries {
-                writeln!(out, "{email}\t{name}")?;
-            }
-            eprintln!("{}", invited_summary(&invited, dry_run));
+            let wave = Wave {
+                count,
+                letter: &letter,
+                interest,
+                per_minute: mail_per_minute,
+                dry_run,
+            };
+            invite(store, &wave, &mut out).await?;
         }
         WaitlistCommand::Waves => waves(store, &mut out).await?,
         WaitlistCommand::Stats => {
@@ -256,13 +258,50 @@ fn read_letter(file: &Path) -> Result<Letter, OwnerError> {
     Ok(Letter::from_owner(&text)?)
 }
 
-/// What `invite` says of what it did.
-fn invited_summary(invited: &Invited, dry_run: bool) -> String {
+/// A wave as the owner asks for it.
+struct Wave<'a> {
+    count: u32,
+    letter: &'a Path,
+    interest: Option<lathe_core::validation::Interest>,
+    per_minute: NonZeroU32,
+    dry_run: bool,
+}
+
+/// `invite`: the wave made (or, in a dry run, who it would take), each invited entry's
+/// address and name on `out`, and what was done on standard error.
+async fn invite(store: &Store, wave: &Wave<'_>, out: &mut impl Write) -> Result<(), OwnerError> {
+    let letter = read_letter(wave.letter)?;
+    let invited = store
+        .invite(
+            wave.count,
+            wave.interest,
+            &letter,
+            wave.per_minute,
+            crate::now_ms(),
+            wave.dry_run,
+        )
+        .await?;
+    for (email, name) in &invited.entries {
+        writeln!(out, "{email}\t{name}")?;
+    }
+    eprintln!(
+        "{}",
+        invited_summary(&invited, wave.per_minute, wave.dry_run)
+    );
+    Ok(())
+}
+
+/// What `invite` says of what it did, its emails going `per_minute`.
+fn invited_summary(invited: &Invited, per_minute: NonZeroU32, dry_run: bool) -> String {
+    let pace = format!(
+        "{per_minute} a minute, the last due at {} UTC",
+        time(invited.last_due_at)[..19].replace('T', " ")
+    );
     match (invited.entries.len(), dry_run) {
         (0, _) => "nobody to invite: no confirmed entry is waiting for one".to_owned(),
-        (n, true) => format!("would invite {n} in wave {}", invited.wave),
+        (n, true) => format!("would invite {n} in wave {}: {pace}", invited.wave),
         (n, false) => format!(
-            "invited {n} in wave {}: the server sends their emails (with --smtp)",
+            "invited {n} in wave {}: the server sends their emails (with --smtp), {pace}",
             invited.wave
         ),
     }

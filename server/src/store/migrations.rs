@@ -27,6 +27,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0005_webhooks",
     "0006_allowances",
     "0007_proofs",
+    "0008_paced_waves",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

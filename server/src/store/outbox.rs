@@ -188,22 +188,25 @@ impl Store {
     }
 }
 
-/// Queues the invitation of wave `wave` to the entry `key` at `now`: the owner's, so never
-/// held back by the day's limit of emails to an address.
+/// Queues the invitation of wave `wave` to the entry `key` at `now`, due at `due` (its
+/// turn at the wave's pace): the owner's, so never held back by the day's limit of emails
+/// to an address.
 pub(super) async fn queue_invitation(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     key: &str,
     wave: i64,
     now: i64,
+    due: i64,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at, wave)
-         VALUES ($1, $2, $3, $4, $4, $5)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(random_id())
     .bind(key)
     .bind(Kind::Invitation.as_str())
     .bind(now)
+    .bind(due)
     .bind(wave)
     .execute(&mut **tx)
     .await?;

@@ -19,28 +19,35 @@ pub trait Queued: Sized {
     fn from_row(row: &AnyRow) -> Result<Self, sqlx::Error>;
 }
 
-/// A queue's table, and the column that says a row went.
+/// A queue's table, the column that says a row went, and the order due rows go in.
 #[derive(Clone, Copy)]
 pub struct Queue {
     table: &'static str,
     done: &'static str,
+    /// Due rows are claimed by this first (an SQL expression of a row, lowest first),
+    /// then oldest due first.
+    order: &'static str,
 }
 
-/// The emails.
+/// The emails: a visitor's own (a confirmation link, "already on the list") before any
+/// invitation that is due, so that a wave never holds back someone waiting for a link.
 pub(super) const OUTBOX: Queue = Queue {
     table: "outbox",
     done: "sent_at",
+    order: "CASE WHEN kind = 'invitation' THEN 1 ELSE 0 END, next_attempt_at, created_at",
 };
 
-/// The webhooks' events.
+/// The webhooks' events, in the order they happened.
 pub(super) const WEBHOOKS: Queue = Queue {
     table: "webhooks",
     done: "delivered_at",
+    order: "next_attempt_at, created_at",
 };
 
 impl Store {
     /// Claims at most `batch` emails ([`super::Claimed`]) or events
-    /// ([`super::ClaimedEvent`]) due at `now`, oldest due first, by moving their next
+    /// ([`super::ClaimedEvent`]) due at `now`, in the queue's order ([`Queue`]: oldest
+    /// due first, a visitor's emails before invitations), by moving their next
     /// attempt `lease_ms` ahead: with several instances on one PostgreSQL, each is claimed
     /// by one (`FOR UPDATE SKIP LOCKED`), and one whose instance died while sending is
     /// claimed again once the lease is over.
@@ -73,13 +80,13 @@ impl Store {
             // One connection writes a SQLite file: there is nobody to skip.
             Backend::Sqlite => "",
         };
-        let Queue { table, done } = queue;
+        let Queue { table, done, order } = queue;
         sqlx::query(&format!(
             "UPDATE {table} SET next_attempt_at = $1, attempts = attempts + 1
              WHERE id IN (
                  SELECT id FROM {table}
                  WHERE {done} IS NULL AND failed_at IS NULL AND next_attempt_at <= $2
-                 ORDER BY next_attempt_at, created_at LIMIT $3 {lock})
+                 ORDER BY {order} LIMIT $3 {lock})
              RETURNING {columns}"
         ))
         .bind(now + lease_ms)
@@ -94,7 +101,7 @@ impl Store {
     /// How many rows of `queue` are waiting (queued, or waiting to be tried again), went,
     /// and failed.
     pub(super) async fn count_queue(&self, queue: Queue) -> Result<(i64, i64, i64), sqlx::Error> {
-        let Queue { table, done } = queue;
+        let Queue { table, done, .. } = queue;
         sqlx::query_as(&format!(
             "SELECT COUNT(*) - COUNT({done}) - COUNT(failed_at), COUNT({done}), COUNT(failed_at)
              FROM {table}"

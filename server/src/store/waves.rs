@@ -1,6 +1,8 @@
 //! The `waves` table: the owner's invitations, each wave a numbered batch of confirmed
 //! entries, taken earliest first, each entry invited once, its emails queued in the same
-//! transaction.
+//! transaction, each due in turn at the wave's pace.
+
+use std::num::NonZeroU32;
 
 use lathe_core::validation::Interest;
 use sqlx::any::AnyRow;
@@ -8,7 +10,7 @@ use sqlx::{FromRow, Row};
 
 use super::outbox::queue_invitation;
 use super::{Backend, Store, StoreError};
-use crate::domain::{Kind, Letter, Status};
+use crate::domain::{Kind, Letter, Status, pace};
 
 /// A wave as the owner lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +38,8 @@ pub struct Wave {
 pub struct Invited {
     /// The wave's number; in a dry run, the number it would have had.
     pub wave: i64,
+    /// When its last email is due, in ms since the Unix epoch.
+    pub last_due_at: i64,
     /// Each invited entry's address and name.
     pub entries: Vec<(String, String)>,
 }
@@ -60,9 +64,10 @@ impl FromRow<'_, AnyRow> for Wave {
 impl Store {
     /// Invites the `count` confirmed entries (with `interest`, if given) that signed up
     /// earliest and were never invited, with `letter`, at `now`: one transaction records
-    /// the wave, marks each entry invited in it and queues its email. Nobody is invited
-    /// twice, even by two owners at once. With `dry_run`, the same statements run and are
-    /// rolled back: who would be invited is who would be.
+    /// the wave, marks each entry invited in it and queues its email, each due in turn at
+    /// `per_minute` ([`pace`]), from now or from the last email of a wave still going.
+    /// Nobody is invited twice, even by two owners at once. With `dry_run`, the same
+    /// statements run and are rolled back: who would be invited is who would be.
     ///
     /// # Errors
     /// The database failing or unreachable; nothing was invited.
@@ -71,14 +76,17 @@ impl Store {
         count: u32,
         interest: Option<Interest>,
         letter: &Letter,
+        per_minute: NonZeroU32,
         now: i64,
         dry_run: bool,
     ) -> Result<Invited, StoreError> {
         self.guarded(async {
             let mut tx = self.pool.begin().await?;
-            let wave: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(number), 0) + 1 FROM waves")
-                .fetch_one(&mut *tx)
-                .await?;
+            let (wave, previous_last): (i64, Option<i64>) =
+                sqlx::query_as("SELECT COALESCE(MAX(number), 0) + 1, MAX(last_due_at) FROM waves")
+                    .fetch_one(&mut *tx)
+                    .await?;
+            let start = pace::start(now, previous_last, per_minute);
             let lock = match self.backend() {
                 Backend::Postgres => "FOR UPDATE SKIP LOCKED",
                 Backend::Sqlite => "",
@@ -113,10 +121,16 @@ impl Store {
                 .collect::<Result<_, sqlx::Error>>()?;
             // RETURNING promises no order.
             invited.sort();
+            let last_due_at = pace::due_at(
+                start,
+                u64::try_from(invited.len().saturating_sub(1)).unwrap_or(u64::MAX),
+                per_minute,
+            );
             if !invited.is_empty() {
                 sqlx::query(
-                    "INSERT INTO waves (number, created_at, size, interest, subject, body)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    "INSERT INTO waves (number, created_at, size, interest, subject, body,
+                         mail_per_minute, last_due_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                 )
                 .bind(wave)
                 .bind(now)
@@ -124,10 +138,13 @@ impl Store {
                 .bind(interest.map(Interest::as_str))
                 .bind(&letter.subject)
                 .bind(&letter.body)
+                .bind(i64::from(per_minute.get()))
+                .bind(last_due_at)
                 .execute(&mut *tx)
                 .await?;
-                for (_, key, _, _) in &invited {
-                    queue_invitation(&mut tx, key, wave, now).await?;
+                for (index, (_, key, _, _)) in (0_u64..).zip(&invited) {
+                    let due = pace::due_at(start, index, per_minute);
+                    queue_invitation(&mut tx, key, wave, now, due).await?;
                 }
             }
             if dry_run {
@@ -137,6 +154,7 @@ impl Store {
             }
             Ok(Invited {
                 wave,
+                last_due_at,
                 entries: invited
                     .into_iter()
                     .map(|(_, _, email, name)| (email, name))

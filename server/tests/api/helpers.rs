@@ -82,6 +82,12 @@ impl TestApp {
         self.deliver_due_at(lathe_site::now_ms())
     }
 
+    /// One claim of the worker's as at `now`, its emails sent: how many it claimed.
+    pub fn deliver_once_at(&self, now: i64) -> usize {
+        let outbox = self.outbox.as_ref().expect("a confirming server");
+        self.runtime.block_on(outbox.deliver_due(now)).unwrap()
+    }
+
     /// [`TestApp::deliver_due`] as at `now` (ms since the Unix epoch): a clock moved
     /// past a retry's backoff.
     pub fn deliver_due_at(&self, now: i64) -> usize {
@@ -228,12 +234,21 @@ pub fn scratch_file(name: &str, text: &str) -> std::path::PathBuf {
 }
 
 /// `lathe-site waitlist invite ARGS` with `letter` as its letter: (success, what it
-/// printed, what it said).
+/// printed, what it said). Unless ARGS give a pace, at [`AT_ONCE`]: the tests that are
+/// not about the pace (`invitations::a_wave_goes_at_its_pace`) send a wave's few emails
+/// without moving a clock.
 pub fn invite(database: &Location, letter: &str, args: &[&str]) -> (bool, String, String) {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = scratch_file(&format!("letter-{n}.txt"), letter);
     let mut all = vec!["invite", "--letter", file.to_str().unwrap()];
     all.extend_from_slice(args);
+    if !args.contains(&"--mail-per-minute") {
+        all.extend(["--mail-per-minute", AT_ONCE]);
+    }
     lathe_site_testkit::owner(database, &all)
 }
+
+/// A pace at which a test's wave is due at once: `u32::MAX` a minute puts the first
+/// 71,000 emails in the same millisecond.
+pub const AT_ONCE: &str = "4294967295";

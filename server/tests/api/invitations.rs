@@ -6,7 +6,7 @@
 use lathe_site::store::Location;
 use lathe_site_testkit::{Smtp, export, owner, post, post_token, sign_up, sqlite, status_of};
 
-use crate::helpers::{TestApp, sql};
+use crate::helpers::{TestApp, sql, sql_text};
 
 const DAY: i64 = 24 * 60 * 60 * 1000;
 
@@ -67,7 +67,11 @@ fn invites_in_waves(database: &Location) {
         said,
         "a1@example.com\tAda Lovelace\na2@example.com\tAda Lovelace\n"
     );
-    assert_eq!(summary, "would invite 2 in wave 1\n");
+    assert!(
+        summary.starts_with("would invite 2 in wave 1: 4294967295 a minute, the last due at 2"),
+        "{summary}"
+    );
+    assert!(summary.ends_with(" UTC\n"), "{summary}");
     assert_eq!(app.deliver_due(), 0, "nothing queued");
     assert!(export(database).iter().all(|e| e["status"] != "invited"));
 
@@ -78,9 +82,11 @@ fn invites_in_waves(database: &Location) {
         said,
         "a1@example.com\tAda Lovelace\na2@example.com\tAda Lovelace\n"
     );
-    assert_eq!(
-        summary,
-        "invited 2 in wave 1: the server sends their emails (with --smtp)\n"
+    assert!(
+        summary.starts_with(
+            "invited 2 in wave 1: the server sends their emails (with --smtp), 4294967295 a minute"
+        ),
+        "{summary}"
     );
     // Wave 2 takes the rest, never the same twice, never the unconfirmed.
     let (ok, said, _) = invite(database, &["--count", "10"]);
@@ -280,6 +286,99 @@ fn a_wave_can_take_one_interest_and_a_letter_must_have_a_subject_and_a_text() {
         "nothing invited"
     );
 }
+
+/// `n` confirmed entries, `p1@example.com` signed up first, written straight into the
+/// database (a thousand through the form would test the form).
+fn many_confirmed(database: &Location, n: u32) {
+    sql(
+        database,
+        &format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n})
+             INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+                 privacy_notice, created_at, id, status, confirmed_at,
+                 manage_nonce, last_interaction_at)
+             SELECT 'p' || i || '@example.com', 'p' || i || '@example.com', 'Person ' || i,
+                 '', '', 'general', '', '2026-11-24', 1795000000000 + i,
+                 'id' || i, 'confirmed', 1795000000000 + i, 'nonce' || i, 1795000000000 + i
+             FROM n"
+        ),
+    );
+}
+
+/// How many invitations went.
+fn invitations_sent(database: &Location) -> i64 {
+    sql_text(
+        database,
+        "SELECT COUNT(*) FROM outbox WHERE kind = 'invitation' AND sent_at IS NOT NULL",
+    )
+    .parse()
+    .unwrap()
+}
+
+/// A wave of 1,000 at 600 a minute: one every 100 ms, on the worker's clock, the last
+/// 99.9 s after the first; a visitor's confirmation queued meanwhile goes in the next
+/// claim, ahead of every invitation due; a second wave starts after the first's last.
+fn a_wave_goes_at_its_pace_and_a_confirmation_never_waits_behind_it(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    many_confirmed(database, 1_002);
+    let (ok, _, said) = invite(database, &["--count", "1000", "--mail-per-minute", "600"]);
+    assert!(ok, "{said}");
+    assert!(
+        said.starts_with(
+            "invited 1000 in wave 1: the server sends their emails (with --smtp), 600 a minute, the last due at "
+        ),
+        "{said}"
+    );
+    let due = |query: &str| -> i64 {
+        sql_text(
+            database,
+            &format!("SELECT {query}(next_attempt_at) FROM outbox WHERE wave = 1"),
+        )
+        .parse()
+        .unwrap()
+    };
+    let (start, last) = (due("MIN"), due("MAX"));
+    assert_eq!(last - start, 99_900);
+
+    // Each in its turn, never before.
+    app.deliver_due_at(start + 29_999);
+    assert_eq!(invitations_sent(database), 300);
+
+    // A visitor signs up during the wave: by the next claim, 300 more invitations are
+    // due, and the confirmation goes first.
+    assert_eq!(
+        post(app.address, &sign_up("visitor@example.com")).status,
+        201
+    );
+    assert_eq!(app.deliver_once_at(start + 59_999), 16);
+    assert!(
+        smtp.messages()
+            .iter()
+            .any(|e| e.to == "visitor@example.com"),
+        "the confirmation in the first claim"
+    );
+    app.deliver_due_at(start + 99_899);
+    assert_eq!(invitations_sent(database), 999);
+    app.deliver_due_at(start + 99_900);
+    assert_eq!(invitations_sent(database), 1_000);
+
+    // A wave made while one is going starts one interval after its last.
+    // (The first's schedule runs 100 s past the real clock: it is still going.)
+    let (ok, _, said) = invite(database, &["--count", "2", "--mail-per-minute", "600"]);
+    assert!(ok, "{said}");
+    let second: i64 = sql_text(
+        database,
+        "SELECT MIN(next_attempt_at) FROM outbox WHERE wave = 2",
+    )
+    .parse()
+    .unwrap();
+    assert_eq!(second, last + 100);
+}
+
+lathe_site_testkit::on_both_databases!(
+    a_wave_goes_at_its_pace_and_a_confirmation_never_waits_behind_it
+);
 
 /// `lathe-site waitlist stats`: every figure, with the days moved to known ones.
 fn the_owner_reads_the_lists_figures(database: &Location) {

@@ -46,6 +46,9 @@ fn two_instances_on_one_postgresql_unsubscribe_an_entry_once() {
             "2",
             "--letter",
             letter.to_str().unwrap(),
+            // At once: this test is not about the pace.
+            "--mail-per-minute",
+            "4294967295",
         ],
     );
     assert!(ok, "{said}");
