@@ -190,7 +190,7 @@ main{max-width:34rem;margin:10vh auto 2rem;padding:2rem 1.5rem;background:var(--
 border:1px solid var(--border);border-radius:1.25rem}\
 @media (max-width:36rem){main{margin:0;border:0;border-radius:0;min-height:100vh}}\
 h1{font-size:1.5rem;line-height:1.25;margin:0 0 .75rem}\
-p{margin:0 0 1.25rem;color:var(--muted)}\
+p{margin:0 0 1.25rem;color:var(--muted)}p:last-child{margin-bottom:0}\
 button{font:inherit;font-weight:600;color:var(--on-accent);background:var(--accent);border:0;\
 border-radius:.75rem;padding:.75rem 1.5rem;min-height:2.75rem;cursor:pointer}\
 button:hover{background:var(--accent-hover)}\
