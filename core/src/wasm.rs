@@ -17,7 +17,7 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::background::{PALETTE, Simulation, UnknownVariant, Variant};
+use crate::background::{FramePace, PALETTE, Simulation, UnknownVariant, Variant};
 use crate::form::{EditError, FormMachine, FormState, Outgoing, SubmitOutcome};
 use crate::paint::{self, Fade, Ink, Step};
 use crate::validation::{self, ErrorCode, Field, FormUpdate, UnknownField, UnknownInterest};
@@ -358,11 +358,12 @@ impl Painter {
 }
 
 /// The moving shapes behind a page. Either let it draw itself (`attach` a canvas, then
-/// call `frame(dtMs)` on each animation frame), or read the shapes in place and draw
+/// call `frame(dtMs)` on each animation frame: it draws the frames that are due), or read the shapes in place and draw
 /// them yourself: `new Float32Array(wasmMemory().buffer, bg.shapesPtr(), bg.count * stride)`.
 #[wasm_bindgen]
 pub struct Background {
     simulation: Simulation,
+    pace: FramePace,
     width: f64,
     height: f64,
     painter: Option<Painter>,
@@ -390,6 +391,7 @@ impl Background {
             .map_err(js_error)?;
         Ok(Self {
             simulation: Simulation::new(variant, width, height, seed.into()),
+            pace: FramePace::default(),
             width,
             height,
             painter: None,
@@ -461,13 +463,19 @@ impl Background {
         }
     }
 
-    /// One animation frame: moves the shapes on by `dtMs` milliseconds (clamped to
-    /// `maxStepMs`) and draws them on the attached canvas, if any.
-    pub fn frame(&mut self, #[wasm_bindgen(js_name = dtMs)] dt_ms: f64) {
+    /// One refresh of the screen, `dtMs` milliseconds after the last: once `frameMs` have
+    /// passed since the last drawn frame, moves the shapes on by all that time (clamped to
+    /// `maxStepMs`) and draws them on the attached canvas, if any. Says whether that frame
+    /// was due (about 30 a second, whatever the screen's rate).
+    pub fn frame(&mut self, #[wasm_bindgen(js_name = dtMs)] dt_ms: f64) -> bool {
+        let Some(dt_ms) = self.pace.tick(dt_ms) else {
+            return false;
+        };
         self.simulation.step(dt_ms);
         if let Some(painter) = &mut self.painter {
             painter.draw(self.simulation.shapes());
         }
+        true
     }
 
     /// Moves the shapes on by `dtMs` milliseconds (clamped to `maxStepMs`), drawing

@@ -413,7 +413,7 @@ fn painted(canvas: &web_sys::HtmlCanvasElement) -> u32 {
 }
 
 #[wasm_bindgen_test]
-fn an_attached_background_sizes_its_canvas_and_draws_each_frame() {
+fn an_attached_background_sizes_its_canvas_and_draws_the_frames_that_are_due() {
     let canvas = new_canvas();
     let mut bg = background("landing", 400.0, 300.0, 7);
     bg.attach(canvas.clone(), 2.0).unwrap();
@@ -428,7 +428,12 @@ fn an_attached_background_sizes_its_canvas_and_draws_each_frame() {
         "the shapes are drawn at once ({first} pixels)"
     );
     let ptr = bg.shapes_ptr();
-    bg.frame(16.0);
+    // About 30 frames a second: at 60 Hz, every second refresh draws.
+    let before = canvas.to_data_url().unwrap();
+    assert!(!bg.frame(1000.0 / 60.0), "not due yet");
+    assert_eq!(canvas.to_data_url().unwrap(), before, "nothing drawn");
+    assert!(bg.frame(1000.0 / 60.0), "due");
+    assert_ne!(canvas.to_data_url().unwrap(), before, "the shapes moved");
     assert_eq!(bg.shapes_ptr(), ptr);
     assert!(painted(&canvas) > 1000);
     // Stronger ink paints the same shapes more opaquely: the pixel count stays.

@@ -110,7 +110,8 @@ export class BackgroundRenderer {
   }
 
   readonly #tick = (now: number) => {
-    // The first frame after a pause moves nothing: no jump, however long it was.
+    // Every refresh tells the core the time; it draws the frames that are due. The first
+    // refresh after a pause moves nothing: no jump, however long it was.
     this.#background.frame(this.#last === null ? 0 : now - this.#last);
     this.#last = now;
     this.#frame = requestAnimationFrame(this.#tick);

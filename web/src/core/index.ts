@@ -104,8 +104,12 @@ export interface BackgroundHandle {
    * the viewport and draws at once. False where the canvas has no 2D context.
    */
   attach(canvas: HTMLCanvasElement, pixelRatio: number): boolean;
-  /** Moves the shapes on by `dtMs` milliseconds and draws them (0: redraw as they are). */
-  frame(dtMs: number): void;
+  /**
+   * One refresh of the screen, `dtMs` milliseconds after the last: once the core's
+   * `frameMs` have passed since the last drawn frame, moves the shapes on by all that time
+   * and draws them (about 30 frames a second on any screen). Whether it drew.
+   */
+  frame(dtMs: number): boolean;
   /** Follows a viewport resize (CSS pixels) and a new pixel ratio; redraws. */
   resize(width: number, height: number, pixelRatio: number): void;
   /** Draws with the theme's ink (the core's, per theme); redraws. */
@@ -210,9 +214,7 @@ function createCore(pkg: Package): Core {
             return false; // another kind of context was taken first
           }
         },
-        frame: (dtMs) => {
-          background.frame(dtMs);
-        },
+        frame: (dtMs) => background.frame(dtMs),
         resize: (width, height, pixelRatio) => {
           background.resize(width, height, pixelRatio);
         },
