@@ -6,7 +6,9 @@
 // confirm from their links and are invited in one wave (`lathe-site waitlist invite`):
 // the clock runs from the command until the 400th invitation arrives. On SQLite the same
 // again with every email signed (DKIM, `--dkim-key-file`): with the tests' 2048-bit RSA
-// key and their Ed25519 key (server/tests/fixtures/dkim/), for what signing costs.
+// key and their Ed25519 key (server/tests/fixtures/dkim/), for what signing costs, in
+// ROUNDS rounds of unsigned, RSA and Ed25519 one after another: one run of each varied by
+// 10 % from the next on this machine, more than the cost measured.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,25 +17,31 @@ import { postSignUps, withDatabases } from "./databases.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
+/** Rounds of unsigned, RSA-signed and Ed25519-signed runs on SQLite, for DKIM's cost. */
+const ROUNDS = 3;
 
 /**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
- * @returns {Promise<Array<{ backend: string, signing: string, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }>>}
+ * @returns {Promise<Array<{ backend: string, signing: string, round: number, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }>>}
  */
 export async function benchConfirmations({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
   const lines = [];
   const keys = join(root, "server/tests/fixtures/dkim");
   await withDatabases(root, "mail", async (folder, databases) => {
-    const runs = databases.map(([backend, database]) => [backend, database, "none", []]);
-    for (const [signing, key] of [
-      ["RSA 2048", "rsa2048.pem"],
-      ["Ed25519", "ed25519.pem"],
-    ]) {
-      const dkim = ["--dkim-key-file", join(keys, key), "--dkim-selector", "bench"];
-      runs.push(["SQLite", join(folder, `signed-${key}.db`), signing, dkim]);
+    const runs = databases.map(([backend, database]) => [backend, database, "none", [], 0]);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [signing, key] of [
+        ["none", null],
+        ["RSA 2048", "rsa2048.pem"],
+        ["Ed25519", "ed25519.pem"],
+      ]) {
+        const dkim = key ? ["--dkim-key-file", join(keys, key), "--dkim-selector", "bench"] : [];
+        const database = join(folder, `dkim-${String(round)}-${key ?? "none"}.db`);
+        runs.push(["SQLite", database, signing, dkim, round]);
+      }
     }
-    for (const [backend, database, signing, dkim] of runs) {
+    for (const [backend, database, signing, dkim, round] of runs) {
       const mail = mkdtempSync(join(folder, "mail-"));
       const smtpPort = 4191;
       const smtp = spawn(
@@ -60,7 +68,8 @@ export async function benchConfirmations({ root, dist, waitFor }) {
       try {
         await waitFor(`${origin}/`);
         const started = performance.now();
-        await postSignUps(origin, `${backend}-${signing}`.replace(/\W/g, ""), SIGN_UPS, AT_ONCE);
+        const prefix = `${backend}-${signing}-${String(round)}`.replace(/\W/g, "");
+        await postSignUps(origin, prefix, SIGN_UPS, AT_ONCE);
         const posted = performance.now();
         const emails = () => readdirSync(mail).filter((name) => name.endsWith(".eml")).length;
         await untilEmails(emails, SIGN_UPS, backend, started);
@@ -91,6 +100,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
         lines.push({
           backend,
           signing,
+          round,
           emails: confirmations,
           seconds: Number(seconds.toFixed(2)),
           perSecond: Math.round(SIGN_UPS / seconds),

@@ -187,12 +187,14 @@ impl Mailer {
         } else {
             &self.from
         };
+        // One clock reading for the Date header and the signature's time.
+        let now = std::time::SystemTime::now();
         let mut builder = Message::builder()
             .from(from.clone())
             .to(to)
             .subject(&letter.subject)
             .message_id(Some(format!("<{}@{}>", random_id(), from.email.domain())))
-            .date_now()
+            .date(now)
             .header(MIME_VERSION_1_0)
             .header(ContentType::TEXT_PLAIN);
         if let Some(url) = unsubscribe {
@@ -207,7 +209,10 @@ impl Mailer {
             .body(letter.body.clone())
             .map_err(|e| SendError::Message(e.to_string()))?;
         if let Some(signer) = &self.signer {
-            signer.sign(&mut message, unsubscribe.is_some());
+            let seconds = now
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs());
+            signer.sign(&mut message, unsubscribe.is_some(), seconds);
         }
         Ok(message)
     }

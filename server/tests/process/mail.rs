@@ -107,30 +107,26 @@ fn a_dkim_key_that_cannot_sign_stops_the_server_at_start_with_one_clear_line() {
             "lathe-site: cannot read the key {missing}: No such file or directory (os error 2)\n"
         )
     );
-    assert_eq!(
-        serve(
-            &[
-                "--dkim-key-file",
-                &key_file("rsa1024.pem"),
-                "--dkim-selector",
-                "s"
-            ],
-            true
+    for (file, why) in [
+        (
+            "rsa1024.pem",
+            "an RSA key of 1024 bits: DKIM keys need at least 2048 (openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048)",
         ),
-        "lathe-site: --dkim-key-file: an RSA key of 1024 bits: DKIM keys need at least 2048 (openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048)\n"
-    );
-    assert_eq!(
-        serve(
-            &[
-                "--dkim-key-file",
-                &key_file("README.md"),
-                "--dkim-selector",
-                "s"
-            ],
-            true
+        (
+            "rsa2048-e3.pem",
+            "an RSA key of 2048 bits that cannot sign: DKIM keys here are 2048 to 8192 bits, with a public exponent of 65537",
         ),
-        "lathe-site: --dkim-key-file: not an RSA private key (PEM, PKCS#1 or PKCS#8) or an Ed25519 private key (PEM, PKCS#8)\n"
-    );
+        (
+            "README.md",
+            "not an RSA private key (PEM, PKCS#1 or PKCS#8) or an Ed25519 private key (PEM, PKCS#8)",
+        ),
+    ] {
+        let args = ["--dkim-key-file", &key_file(file), "--dkim-selector", "s"];
+        assert_eq!(
+            serve(&args, true),
+            format!("lathe-site: --dkim-key-file: {why}\n")
+        );
+    }
     assert_eq!(
         serve(&["--dkim-key-file", &key_file("ed25519.pem")], true),
         "lathe-site: --dkim-key-file needs --dkim-selector, the name its public key is published under (SELECTOR._domainkey.DOMAIN)\n"
