@@ -104,6 +104,9 @@ fn a_one_click_unsubscribe_is_told_as_entry_unsubscribed_with_the_id_alone() {
     let (receiver, smtp) = (Receiver::start(), Smtp::start());
     let app = telling(&database, &receiver, Some(&smtp));
     crate::invitations::confirmed(&app, &smtp, &database, &["uma@example.com"], &[]);
+    // Each event delivered before the next is made: events due together go at once, in
+    // no particular order (seen: invitation.sent arriving before entry.confirmed).
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
     let (ok, _, said) = crate::helpers::invite(
         &database,
         "Welcome, {name}\n\nIn you come.\n",
@@ -111,7 +114,7 @@ fn a_one_click_unsubscribe_is_told_as_entry_unsubscribed_with_the_id_alone() {
     );
     assert!(ok, "{said}");
     app.deliver_due();
-    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 2);
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
     let path = smtp.messages().last().unwrap().unsubscribe_path().unwrap();
     let done = lathe_site_testkit::post_to(
         app.address,
