@@ -64,6 +64,12 @@ TEST_TARGET = export CARGO_TARGET_DIR=target/test-build; \
   if [ -n "$$target" ] && [ -x "$$lld/ld.lld" ]; then \
     export "CARGO_TARGET_$$(echo "$$target" | tr a-z- A-Z_)_RUSTFLAGS=-C link-arg=-B$$lld -C link-arg=-fuse-ld=lld"; \
   fi
+# The wasm tests' build (test-wasm), compiled by clippy's driver as the native tests' is:
+# make lint builds it for each crate as wasm-pack test will (its `cargo test` in the crate's
+# folder: the same features) and reads its lints, and test-wasm finds it built. Its
+# `--lib --test web` are every target that has code for wasm32. `cargo clippy --target
+# wasm32` had checked every dependency a second time beside that build (41 CPU-seconds).
+WASM_TEST_BUILD = export RUSTC_WORKSPACE_WRAPPER="$$($(RUST) rustc --print sysroot)/bin/clippy-driver"
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find core server -type f \( -name '*.rs' -o -name Cargo.toml -o -name '*.sql' \) -not -path '*/target/*')
 SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
@@ -110,7 +116,15 @@ pkg: pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm packa
 # builds, a default entry with the wasm inlined, the wake-up helper, and the constants as
 # JSON (written natively from the same Rust values, so a page or a server can use them
 # before any wasm has loaded).
-pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup
+# The Node packages, exactly as package-lock.json pins them: scripts/setup.sh installs them
+# beside the rest of the set-up, except under make test, where this rule does, as a job of
+# its own beside the tests' Rust build (which needs none of them): from a clean clone, the
+# set-up was 45 s of npm ci with a core idle.
+NODE_MODULES := node_modules/.package-lock.json
+$(NODE_MODULES): package-lock.json | setup
+	npm ci --no-audit --no-fund --loglevel=error
+
+pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup $(NODE_MODULES)
 	rm -rf .tools/pkg-build
 	for target in bundler web nodejs; do \
 	  $(RUST) wasm-pack --quiet build core --release --target $$target --out-dir ../.tools/pkg-build/$$target; \
@@ -179,8 +193,8 @@ $(WAITLIST_DIST)/index.html: pkg/package.json $(WEB_SOURCES) package-lock.json $
 # build's server (SITE).
 FIRST = lint $(TEST_SERVER) test-setup test-rust $(CONSUMERS) test-wasm test-web test-package test-html
 THEN = test-e2e test-image
-test: | setup ## Install, then run every check and test
-	@status=0; \
+test: ## Install, then run every check and test
+	@export LATHE_SETUP_NPM=0; status=0; \
 	  $(MAKE) -k -j2 --output-sync=target SITE=$(TEST_SERVER) $(FIRST) || status=1; \
 	  $(MAKE) -k SITE=$(TEST_SERVER) $(THEN) || status=1; \
 	  if [ $$status = 0 ]; then echo "All checks and tests passed."; else echo "Some checks or tests failed (above)."; exit 1; fi
@@ -189,7 +203,10 @@ test: | setup ## Install, then run every check and test
 # beside it (this waits for Cargo's lock on target/test-build, then finds it built).
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
 	$(RUST) cargo fmt --all --check
-	$(RUST) cargo clippy -p lathe-core -p lathe-core-solver --all-targets --target wasm32-unknown-unknown -- -D warnings
+	$(WASM_TEST_BUILD); for crate in lathe-core lathe-core-solver; do \
+	  $(RUST) cargo test --no-run -p $$crate --lib --test web --target wasm32-unknown-unknown \
+	    --message-format=json | node scripts/lints.mjs || exit 1; \
+	done
 	npm run typecheck --workspaces
 	tsc --noEmit -p core/js
 	npm run lint
@@ -208,7 +225,7 @@ test-rust: $(TEST_SERVER) | setup ## Native Rust tests: rules, timings, simulati
 
 test-wasm: | setup ## The wasm boundary (the core's, the solver's) in headless Chromium and Firefox
 	node scripts/webdriver-json.mjs > .tools/webdriver.json
-	for crate in core core/solver; do \
+	$(WASM_TEST_BUILD); for crate in core core/solver; do \
 	  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
 	    CHROMEDRIVER="$$(command -v chromedriver)" $(RUST) wasm-pack test --headless --chrome $$crate --test web && \
 	  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$(CURDIR)/.tools/webdriver.json" \
@@ -233,9 +250,11 @@ test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every
 test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production builds: Chromium, nginx, then Firefox and WebKit
 	CHROMIUM=$(TEST_CHROMIUM) npm test -w tests
 
+# The whole workspace's test build, as test-rust's: with `-p lathe-site` alone Cargo resolves
+# other features and built the process tests again (30 s at the end of make test).
 test-image: image ## The image run as a container (podman run; where containers cannot start, from its root by chroot) and probed
 	$(TEST_TARGET); LATHE_IMAGE=$(IMAGE) LATHE_CONTAINER=$(CONTAINER) \
-	  $(RUST) cargo test -q -p lathe-site $${target:+--target "$$target"} --test process image:: -- --ignored --nocapture
+	  $(RUST) cargo test -q --workspace $${target:+--target "$$target"} --test process image:: -- --ignored --nocapture
 
 screenshots: build ## Every route, both themes, 1280 and 375 px, into screenshots/
 	mkdir -p screenshots

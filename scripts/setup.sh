@@ -251,7 +251,10 @@ cargo_install wasm-bindgen wasm-bindgen-cli "$WASM_BINDGEN_VERSION"
 cargo_install geckodriver geckodriver "$GECKODRIVER_VERSION" --locked
 
 # --- Node packages, exactly as package-lock.json pins them (in the background) --------
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# make test installs them itself, as a job beside the tests' Rust build (it sets
+# LATHE_SETUP_NPM=0; Makefile, NODE_MODULES): a clean clone's set-up was npm ci alone.
+if [ "${LATHE_SETUP_NPM:-1}" != 0 ] &&
+  { [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   log "npm ci (in the background)"
   in_background npm-ci npm ci --no-audit --no-fund --loglevel=error
 fi

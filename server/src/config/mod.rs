@@ -229,6 +229,10 @@ struct MailArgs {
     /// or systemd's credential `token.key` (`LoadCredential=token.key:FILE`).
     #[arg(long, env = "LATHE_TOKEN_KEY_FILE", value_name = "FILE")]
     token_key_file: Option<PathBuf>,
+    /// How long one conversation with the mail server may take (`10s`, `500ms`) before the
+    /// email counts as not sent and is tried again later.
+    #[arg(long, env = "LATHE_SMTP_TIMEOUT", default_value = "10s", value_parser = some_time)]
+    smtp_timeout: Duration,
     #[command(flatten)]
     dkim: DkimArgs,
 }
@@ -297,6 +301,15 @@ fn dns_name(text: &str) -> Result<String, String> {
         Err(format!(
             "`{text}` is not a DNS name (letters, digits and hyphens, between dots)"
         ))
+    }
+}
+
+/// A duration longer than none (`10s`, `500ms`): a timeout of nothing would fail every try.
+fn some_time(text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(time) if time.is_zero() => Err(format!("`{text}` is no time: it must be more than 0")),
+        Ok(time) => Ok(time),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -538,7 +551,7 @@ impl MailArgs {
             _ => None,
         };
         let from = self.mail_from.as_deref().unwrap_or_default();
-        let mut server = MailServer::new(smtp, from, credentials)?;
+        let mut server = MailServer::new(smtp, from, credentials)?.timeout(self.smtp_timeout);
         if let Some(invitations_from) = &self.invitations_from {
             server = server.invitations_from(invitations_from)?;
         }

@@ -50,7 +50,9 @@ pub enum MailerError {
 /// An SMTP server and the sender.
 #[derive(Clone)]
 pub struct Mailer {
-    transport: AsyncSmtpTransport<Tokio1Executor>,
+    pool: std::sync::Arc<std::sync::Mutex<Pool>>,
+    builder: AsyncSmtpTransportBuilder,
+    timeout: std::time::Duration,
     from: Mailbox,
     invitations_from: Mailbox,
     signer: Option<std::sync::Arc<Signer>>,
@@ -62,7 +64,16 @@ impl std::fmt::Debug for Mailer {
     }
 }
 
-/// How long one SMTP conversation may take before it counts as failed (and is retried).
+/// The transport and its pool of connections, and how many pools came before it: a
+/// conversation that timed out leaves its connection in the pool mid-command, and the pool
+/// is then replaced (see [`Mailer::send`]).
+struct Pool {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    generation: u64,
+}
+
+/// How long one SMTP conversation may take before it counts as failed (and is retried),
+/// unless told otherwise ([`MailServer::timeout`], `--smtp-timeout`).
 pub const SMTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A mail server and the sender, checked but not connected to: what a [`Mailer`] is made
@@ -70,6 +81,7 @@ pub const SMTP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10)
 #[derive(Clone)]
 pub struct MailServer {
     transport: AsyncSmtpTransportBuilder,
+    timeout: std::time::Duration,
     from: Mailbox,
     invitations_from: Mailbox,
     signer: Option<std::sync::Arc<Signer>>,
@@ -107,6 +119,7 @@ impl MailServer {
             .map_err(|e: lettre::address::AddressError| MailerError::From(e.to_string()))?;
         Ok(Self {
             transport,
+            timeout: SMTP_TIMEOUT,
             invitations_from: from.clone(),
             from,
             signer: None,
@@ -133,6 +146,16 @@ impl MailServer {
         self.invitations_from.email.domain()
     }
 
+    /// The same, one SMTP conversation given `timeout` ([`SMTP_TIMEOUT`] otherwise).
+    #[must_use]
+    pub fn timeout(self, timeout: std::time::Duration) -> Self {
+        Self {
+            transport: self.transport.timeout(Some(timeout)),
+            timeout,
+            ..self
+        }
+    }
+
     /// The same, each email signed by `signer`.
     #[must_use]
     pub fn signed_by(self, signer: Signer) -> Self {
@@ -154,7 +177,12 @@ impl Mailer {
     /// be called inside the server's runtime, where the pool keeps its task.
     pub fn new(server: MailServer) -> Self {
         Self {
-            transport: server.transport.build(),
+            pool: std::sync::Arc::new(std::sync::Mutex::new(Pool {
+                transport: server.transport.clone().build(),
+                generation: 0,
+            })),
+            builder: server.transport,
+            timeout: server.timeout,
             from: server.from,
             invitations_from: server.invitations_from,
             signer: server.signer,
@@ -228,10 +256,38 @@ impl Mailer {
         unsubscribe: Option<&str>,
     ) -> Result<(), SendError> {
         let message = self.message(to, letter, unsubscribe)?;
-        match self.transport.send(message).await {
-            Ok(_) => Ok(()),
-            Err(e) if e.is_permanent() => Err(SendError::Refused(e.to_string())),
-            Err(e) => Err(SendError::Transient(e.to_string())),
+        let (transport, generation) = {
+            let pool = self
+                .pool
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            (pool.transport.clone(), pool.generation)
+        };
+        // The whole conversation within the timeout: lettre's own bounds only the connection,
+        // and a server that accepted it and then said nothing held a send (and one of the
+        // worker's eight places) for as long as it stayed silent.
+        match tokio::time::timeout(self.timeout, transport.send(message)).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) if e.is_permanent() => Err(SendError::Refused(e.to_string())),
+            Ok(Err(e)) => Err(SendError::Transient(e.to_string())),
+            Err(_) => {
+                // Its connection went back to the pool waiting for a reply, where the next
+                // email would read it: later sends get a new pool (once, however many timed
+                // out together), and the old one closes its connections when the sends
+                // under way on it are done.
+                let mut pool = self
+                    .pool
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if pool.generation == generation {
+                    pool.transport = self.builder.clone().build();
+                    pool.generation += 1;
+                }
+                Err(SendError::Transient(format!(
+                    "no answer within {}",
+                    humantime::format_duration(self.timeout)
+                )))
+            }
         }
     }
 }

@@ -168,6 +168,13 @@ pub fn mail_to(url: &str) -> MailConfig {
     }
 }
 
+/// Confirming through `smtp`, as [`mail`], giving each conversation with it `timeout`.
+pub fn mail_within(smtp: &Smtp, timeout: std::time::Duration) -> MailConfig {
+    let mut mail = mail(smtp);
+    mail.server = mail.server.timeout(timeout);
+    mail
+}
+
 /// The site, collecting into `database`, confirming addresses by email, never sending
 /// one: for the link routes' refusals.
 pub fn confirming_without_mail(database: &Location) -> Config {

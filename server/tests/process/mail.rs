@@ -176,6 +176,28 @@ fn a_dkim_key_that_cannot_sign_stops_the_server_at_start_with_one_clear_line() {
     );
 }
 
+#[test]
+fn an_smtp_timeout_of_no_time_is_refused_with_its_reason() {
+    let mail = confirming_through("smtp://127.0.0.1:9");
+    let mut args = vec!["serve", "--port", "0", "--dist", "web/dist"];
+    args.extend(mail_args(&mail));
+    for (timeout, why) in [
+        ("0s", "`0s` is no time: it must be more than 0"),
+        ("soon", "expected number at 0"),
+    ] {
+        let mut args = args.clone();
+        args.extend(["--smtp-timeout", timeout]);
+        let (ok, _, error) = lathe_site(&args);
+        assert!(!ok, "{args:?} started");
+        assert!(
+            error.contains(&format!(
+                "invalid value '{timeout}' for '--smtp-timeout <SMTP_TIMEOUT>': {why}"
+            )),
+            "{error}"
+        );
+    }
+}
+
 fn mail_args(mail: &[String]) -> Vec<&str> {
     mail.iter().map(String::as_str).collect()
 }
