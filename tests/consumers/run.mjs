@@ -142,23 +142,35 @@ function pageFor(dir, script) {
   return `${filesOrigin}/${dir}/`;
 }
 
-/** Starts `args` (a server) and waits until `url` answers. */
-async function serving(command, args, url, options = {}) {
+/**
+ * Starts `args`, a server on a port the system picks, and waits for the line in which it
+ * says where it listens (`said`, whose first group is the origin): no port is chosen here
+ * for someone else, and nothing polls. Fails if the server exits first, or has not said it
+ * within a minute.
+ */
+function serving(command, args, said, options = {}) {
   const child = spawn(command, args, { cwd: here, stdio: ["ignore", "pipe", "pipe"], ...options });
-  let said = "";
-  child.stdout.on("data", (d) => (said += d));
-  child.stderr.on("data", (d) => (said += d));
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${command} exited: ${said}`);
-    try {
-      await fetch(url);
-      return child;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  child.kill();
-  throw new Error(`${url} never answered: ${said}`);
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const limit = setTimeout(() => {
+      child.kill();
+      reject(new Error(`${command} said nothing like ${said} within 60 s: ${output}`));
+    }, 60_000);
+    const heard = (data) => {
+      output += data;
+      const match = said.exec(output);
+      if (match) {
+        clearTimeout(limit);
+        resolve({ child, origin: match[1] });
+      }
+    };
+    child.stdout.on("data", heard);
+    child.stderr.on("data", heard);
+    child.on("exit", () => {
+      clearTimeout(limit);
+      reject(new Error(`${command} exited: ${output}`));
+    });
+  });
 }
 
 console.log("consumers:");
@@ -251,12 +263,11 @@ for (const bundler of ["Turbopack", "webpack"]) {
         cwd: next,
         env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
       });
-      const port = 4300 + (bundler === "webpack" ? 1 : 0);
-      const origin = `http://127.0.0.1:${port}`;
-      const server = await serving(
+      // Next.js prints its address, then "Ready" once it serves.
+      const { child: server, origin } = await serving(
         bin("next"),
-        ["start", "-p", String(port), "-H", "127.0.0.1"],
-        origin,
+        ["start", "-p", "0", "-H", "127.0.0.1"],
+        /Local:\s+(http:\/\/127\.0\.0\.1:\d+)[\s\S]*Ready/,
         { cwd: next, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } },
       );
       try {
