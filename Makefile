@@ -112,10 +112,6 @@ build: web/dist/index.html ## Build the static site into web/dist/
 
 pkg: pkg/package.json ## Build the wasm core into pkg/ (the lathe-core npm package)
 
-# The package (scripts/pkg.mjs says what each entry is): wasm-pack's bundler, web and Node
-# builds, a default entry with the wasm inlined, the wake-up helper, and the constants as
-# JSON (written natively from the same Rust values, so a page or a server can use them
-# before any wasm has loaded).
 # The Node packages, exactly as package-lock.json pins them: scripts/setup.sh installs them
 # beside the rest of the set-up, except under make test, where this rule does, as a job of
 # its own beside the tests' Rust build (which needs none of them): from a clean clone, the
@@ -124,6 +120,10 @@ NODE_MODULES := node_modules/.package-lock.json
 $(NODE_MODULES): package-lock.json | setup
 	npm ci --no-audit --no-fund --loglevel=error
 
+# The package (scripts/pkg.mjs says what each entry is): wasm-pack's bundler, web and Node
+# builds, a default entry with the wasm inlined, the wake-up helper, and the constants as
+# JSON (written natively from the same Rust values, so a page or a server can use them
+# before any wasm has loaded).
 pkg/package.json: $(CORE_SOURCES) core/js/wake.ts scripts/pkg.mjs | setup $(NODE_MODULES)
 	rm -rf .tools/pkg-build
 	for target in bundler web nodejs; do \

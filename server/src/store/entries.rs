@@ -306,6 +306,15 @@ impl Store {
 
     async fn erase_key(&self, key: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
+        // The emails' rows first, then the entry's: the order in which the mail worker
+        // takes them when it marks an email sent (`Store::sent`), and the retention purge
+        // too. Taken the other way round, an erasure and a send waited for each other and
+        // PostgreSQL failed one of them. (An email queued for the entry while this waits
+        // for its row finds no entry when its turn comes, and is discarded unsent.)
+        sqlx::query("DELETE FROM outbox WHERE email_key = $1")
+            .bind(key)
+            .execute(&mut *tx)
+            .await?;
         // fetch_all steps the statement to its end, so its errors are seen.
         let ids: Vec<String> =
             sqlx::query_scalar("DELETE FROM waitlist WHERE email_key = $1 RETURNING id")
@@ -321,10 +330,6 @@ impl Store {
             Event::Erased
         };
         self.record(&mut tx, event, id, None, None, now).await?;
-        sqlx::query("DELETE FROM outbox WHERE email_key = $1")
-            .bind(key)
-            .execute(&mut *tx)
-            .await?;
         erasures::record(&mut tx, by, 1, now).await?;
         tx.commit().await?;
         Ok(true)

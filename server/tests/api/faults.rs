@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use lathe_site::store::{Location, WAL_SIZE_LIMIT};
 use lathe_site_testkit::{
-    Loading, Postgres, held_for, json, load, post, post_to, post_with, send_to, sign_up,
+    Loading, Postgres, Smtp, held_for, json, load, post, post_to, post_with, send_to, sign_up,
     sign_up_with, sqlite,
 };
 
-use crate::helpers::{TestApp, collecting, confirming_without_mail, stored, unlimited};
+use crate::helpers::{TestApp, collecting, confirming_without_mail, run, stored, unlimited};
 
 fn emails(location: &Location) -> BTreeSet<String> {
     stored(location).into_iter().map(|e| e.email).collect()
@@ -299,3 +299,64 @@ fn the_origin_check_compares_the_scheme_and_reads_the_referer() {
 }
 
 lathe_site_testkit::on_both_databases!(control_characters_are_refused_with_the_forms_message);
+
+/// The mail worker marks an email sent in one transaction: its outbox row, then its entry's
+/// row (`Store::sent`). An erasure of that entry at the same moment (the owner's, the
+/// manage page's, a one-click unsubscribe: two instances were seen answering one of eight
+/// one-clicks 503) took the entry's row, then the outbox's: each waited for the other, and
+/// PostgreSQL broke the deadlock by failing one. Here the worker's two statements are run
+/// by hand with the erasure between them, on PostgreSQL, whose row locks make the order
+/// matter: both must succeed.
+#[test]
+fn an_erasure_while_its_email_is_marked_sent_does_not_deadlock() {
+    use lathe_site::domain::ErasedBy;
+    let postgres = Postgres::start();
+    let location = &postgres.location;
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(location, &smtp);
+    assert_eq!(post(app.address, &sign_up("eve@example.com")).status, 201);
+    run(async {
+        let store = lathe_site::store::Store::open(location).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&location.url).await.unwrap();
+        let key = "(SELECT email_key FROM waitlist WHERE email = 'eve@example.com')";
+        let mut worker = pool.begin().await.unwrap();
+        let marked = sqlx::query(&format!(
+            "UPDATE outbox SET sent_at = 1 WHERE email_key = {key}"
+        ))
+        .execute(&mut *worker)
+        .await
+        .unwrap();
+        assert_eq!(marked.rows_affected(), 1, "the confirmation email's row");
+        let erasing = tokio::spawn(async move {
+            store
+                .erase("eve@example.com", ErasedBy::Owner, lathe_site::now_ms())
+                .await
+        });
+        // The erasure has begun when it waits for a row the worker holds.
+        let waiting = "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
+        loop {
+            let n: i64 = sqlx::query_scalar(waiting).fetch_one(&pool).await.unwrap();
+            if n > 0 {
+                break;
+            }
+            assert!(
+                !erasing.is_finished(),
+                "the erasure never waited for the worker"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let touched = sqlx::query(&format!(
+            "UPDATE waitlist SET last_interaction_at = 2 WHERE email_key = {key}"
+        ))
+        .execute(&mut *worker)
+        .await;
+        assert!(
+            touched.is_ok(),
+            "the worker's second statement: {touched:?}"
+        );
+        worker.commit().await.unwrap();
+        let erased = erasing.await.unwrap();
+        assert!(matches!(erased, Ok(true)), "the erasure: {erased:?}");
+    });
+    assert_eq!(stored(location).len(), 0);
+}
