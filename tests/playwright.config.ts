@@ -33,11 +33,18 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   forbidOnly: Boolean(process.env.CI),
+  // A failed test runs once more, recording its trace (test-results/), and the run fails
+  // either way: a test that passes only the second time is reported flaky, and that is a
+  // failure. Recording a trace for every test ("retain-on-failure") took a third of the
+  // browsers' CPU time (docs/testing.md); a failure's screenshot is kept too.
+  retries: 1,
+  failOnFlakyTests: true,
   reporter: [["list"]],
   outputDir: "../test-results",
   use: {
     baseURL: origin,
-    trace: "retain-on-failure",
+    trace: "on-first-retry",
+    screenshot: "only-on-failure",
     launchOptions: {
       executablePath,
       // Root needs --no-sandbox; the rest stop Chromium calling hosts it cannot reach.

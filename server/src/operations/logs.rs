@@ -10,6 +10,7 @@ use axum::http::header;
 use axum::response::Response;
 use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
 use tower_http::trace::TraceLayer;
+use tracing_subscriber::filter::Targets;
 
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +27,20 @@ fn default_filter() -> String {
     format!("info,{}", crate::store::QUIET)
 }
 
+/// The levels `RUST_LOG` asks for: a default level and levels per target
+/// (`info,lathe_site=debug,sqlx=warn`), the syntax of `tracing-subscriber`'s `Targets`.
+/// (Its `EnvFilter` also filters on spans' fields, which this server has no use for, and
+/// built a regular-expression engine into it for that: matchers and regex-automata.)
+/// Unset, [`default_filter`]; not understood, the same, and the reason.
+fn filter(setting: Option<&str>) -> (Targets, Option<String>) {
+    let default = || default_filter().parse().expect("the default filter parses");
+    match setting.map(str::parse::<Targets>) {
+        None => (default(), None),
+        Some(Ok(targets)) => (targets, None),
+        Some(Err(e)) => (default(), Some(e.to_string())),
+    }
+}
+
 /// Logs to standard error at `RUST_LOG`'s levels (info, less the database's chatter,
 /// unless it says otherwise).
 ///
@@ -35,24 +50,37 @@ fn default_filter() -> String {
 /// the writer falls behind, loggers wait. The guard writes what is left when it drops.
 pub fn init(format: Format) -> tracing_appender::non_blocking::WorkerGuard {
     use std::io::IsTerminal;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
         .thread_name("logs")
         .finish(std::io::BufWriter::new(std::io::stderr()));
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter()));
+    let setting = std::env::var("RUST_LOG").ok();
+    let (targets, not_understood) = filter(setting.as_deref());
     let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
         .with_writer(writer)
         .with_target(false);
     match format {
-        Format::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        Format::Text => logs
+            .with_ansi(std::io::stderr().is_terminal())
+            .finish()
+            .with(targets)
+            .init(),
         Format::Json => logs
             .json()
             .flatten_event(true)
             .with_current_span(true)
             .with_span_list(false)
+            .finish()
+            .with(targets)
             .init(),
+    }
+    if let Some(reason) = not_understood {
+        tracing::warn!(
+            "RUST_LOG is not understood ({reason}): logging at {}",
+            default_filter()
+        );
     }
     guard
 }
@@ -110,4 +138,38 @@ fn log_answer(response: &Response, latency: Duration, _: &tracing::Span) {
         duration_ms = (latency.as_secs_f64() * 1_000_000.0).round() / 1000.0,
         "answered"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing::Level;
+
+    use super::filter;
+
+    #[test]
+    fn unset_is_info_without_the_databases_notices() {
+        let (targets, reason) = filter(None);
+        assert_eq!(reason, None);
+        assert!(targets.would_enable("lathe_site", &Level::INFO));
+        assert!(!targets.would_enable("lathe_site", &Level::DEBUG));
+        assert!(!targets.would_enable("sqlx::postgres::notice", &Level::INFO));
+        assert!(targets.would_enable("sqlx::postgres::notice", &Level::WARN));
+    }
+
+    #[test]
+    fn a_setting_sets_levels_per_target() {
+        let (targets, reason) = filter(Some("warn,lathe_site::mail=debug"));
+        assert_eq!(reason, None);
+        assert!(targets.would_enable("lathe_site::mail::worker", &Level::DEBUG));
+        assert!(!targets.would_enable("lathe_site::serve", &Level::INFO));
+        assert!(targets.would_enable("hyper", &Level::WARN));
+    }
+
+    #[test]
+    fn a_setting_not_understood_keeps_the_default_and_says_why() {
+        let (targets, reason) = filter(Some("lathe_site=loud"));
+        assert!(reason.is_some_and(|r| !r.is_empty()));
+        assert!(targets.would_enable("lathe_site", &Level::INFO));
+        assert!(!targets.would_enable("lathe_site", &Level::DEBUG));
+    }
 }

@@ -362,3 +362,22 @@ fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
         "0"
     );
 }
+
+#[test]
+fn a_rust_log_not_understood_is_said_and_the_default_levels_apply() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command.env("RUST_LOG", "lathe_site=loud");
+    let server = Server::start_with(command, None, &[]);
+    assert_eq!(get(server.address, "/").status, 200);
+    // The request's line is written at the default's info level.
+    let log = server.log_once_it_says("status=200");
+    let warning = log
+        .lines()
+        .find(|l| l.contains("RUST_LOG is not understood"))
+        .unwrap_or_else(|| panic!("no warning in:\n{log}"));
+    assert!(
+        warning.contains("WARN")
+            && warning.ends_with("logging at info,sqlx::postgres::notice=warn"),
+        "{warning}"
+    );
+}
