@@ -6,7 +6,9 @@
 
 pub mod background;
 pub mod form;
+pub mod line;
 pub mod paint;
+pub mod referral;
 pub mod retention;
 pub mod validation;
 

@@ -3,6 +3,7 @@
 //! fuzz targets share).
 #![cfg(not(target_arch = "wasm32"))]
 
+use lathe_core::line::{self, Standing};
 use lathe_core::validation::{
     EMAIL_INVALID, EMAIL_REQUIRED, ErrorCode, Field, FormValues, INVISIBLE_CHARACTERS, Interest,
     JS_WHITESPACE, MESSAGE_REQUIRED, NAME_REQUIRED, normalize_email, validate,
@@ -146,6 +147,91 @@ proptest! {
             if let Err(broken) = run.apply(event) {
                 prop_assert!(false, "{}", broken);
             }
+        }
+    }
+}
+
+/// A line: distinct confirmation numbers (some missing, as invited entries leave gaps),
+/// each with a few credits or none.
+fn line() -> impl Strategy<Value = Vec<Standing>> {
+    prop::collection::btree_set(1_u64..400, 1..60).prop_flat_map(|numbers| {
+        let n = numbers.len();
+        (
+            Just(numbers),
+            prop::collection::vec(prop_oneof![3 => Just(0_u32), 1 => 0_u32..12], n),
+        )
+            .prop_map(|(numbers, credits)| {
+                numbers
+                    .into_iter()
+                    .zip(credits)
+                    .map(|(confirmed, credits)| Standing { confirmed, credits })
+                    .collect()
+            })
+    })
+}
+
+fn places_of(line: &[Standing], places: u32) -> Vec<usize> {
+    line.iter().map(|s| line::place(*s, line, places)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    #[test]
+    fn places_are_one_to_n_each_once_whatever_order_the_line_is_given_in(
+        line in line(),
+        places in 0_u32..20,
+        seed in any::<u64>(),
+    ) {
+        let mut got = places_of(&line, places);
+        // Deterministic: the same places from the line given in another order.
+        let mut shuffled: Vec<(Standing, usize)> = line.iter().copied().zip(got.iter().copied()).collect();
+        let mut state = seed;
+        for i in (1..shuffled.len()).rev() {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            shuffled.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        let again: Vec<Standing> = shuffled.iter().map(|(s, _)| *s).collect();
+        for (i, (_, place)) in shuffled.iter().enumerate() {
+            prop_assert_eq!(line::place(again[i], &again, places), *place);
+        }
+        // Total: 1 to n, each once, and `order` lists the entries by place.
+        got.sort_unstable();
+        prop_assert_eq!(got, (1..=line.len()).collect::<Vec<_>>());
+        let mut ordered = line.clone();
+        line::order(&mut ordered, places);
+        for (i, s) in ordered.iter().enumerate() {
+            prop_assert_eq!(line::place(*s, &line, places), i + 1);
+        }
+    }
+
+    #[test]
+    fn without_credits_the_line_is_the_order_of_confirmation(line in line(), places in 0_u32..20) {
+        let line: Vec<Standing> = line.into_iter().map(|s| Standing { credits: 0, ..s }).collect();
+        for s in &line {
+            let before = line.iter().filter(|o| o.confirmed < s.confirmed).count();
+            prop_assert_eq!(line::place(*s, &line, places), before + 1);
+        }
+    }
+
+    #[test]
+    fn a_credit_moves_only_its_referrer_forward_and_others_back_at_most_one(
+        line in line(),
+        places in 0_u32..20,
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let referrer = pick.index(line.len());
+        let before = places_of(&line, places);
+        let mut credited = line.clone();
+        credited[referrer].credits += 1;
+        let after = places_of(&credited, places);
+        prop_assert!(after[referrer] <= before[referrer]);
+        // It passes exactly the entries whose keys lie between its new key and its old.
+        let (old, new) = (line::key(line[referrer], places), line::key(credited[referrer], places));
+        let passed = line.iter().filter(|o| (new..old).contains(&line::key(**o, places))).count();
+        prop_assert_eq!(before[referrer] - after[referrer], passed);
+        for i in (0..line.len()).filter(|i| *i != referrer) {
+            prop_assert!(after[i] == before[i] || after[i] == before[i] + 1);
         }
     }
 }
