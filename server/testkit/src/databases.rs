@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use lathe_site::store::Location;
@@ -77,8 +78,7 @@ impl Postgres {
     /// of PostgreSQL's CPU time went to the file system's bookkeeping on the disk, mostly
     /// `initdb` creating a cluster's thousand files and the cleanup removing them.
     pub fn start() -> Self {
-        let in_memory = std::path::Path::new("/dev/shm").is_dir();
-        Self::start_with(if in_memory { "/dev/shm" } else { "/tmp" }, &["fsync=off"])
+        Self::start_with(in_memory().unwrap_or("/tmp"), &["fsync=off"])
     }
 
     /// A cluster as PostgreSQL runs by default: every commit on the disk.
@@ -140,6 +140,22 @@ impl Drop for Postgres {
     fn drop(&mut self) {
         let _ = script().args(["stop", self.dir.to_str().unwrap()]).status();
     }
+}
+
+/// `/dev/shm` where it has room for a test run's clusters (about 40 MB each, a few dozen at
+/// once at most): a container's is often 64 MB.
+fn in_memory() -> Option<&'static str> {
+    static ROOM: OnceLock<bool> = OnceLock::new();
+    let room = ROOM.get_or_init(|| {
+        let out = Command::new("df")
+            .args(["--output=avail", "-B1M", "/dev/shm"])
+            .output();
+        out.ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|s| s.lines().nth(1)?.trim().parse::<u64>().ok())
+            .is_some_and(|megabytes| megabytes >= 2048)
+    });
+    room.then_some("/dev/shm")
 }
 
 fn script() -> Command {
