@@ -251,7 +251,7 @@ test-html: build $(WAITLIST_DIST)/index.html ## The W3C Nu HTML Checker on every
 	java -jar node_modules/vnu-jar/build/dist/vnu.jar --errors-only --skip-non-html web/dist $(WAITLIST_DIST)
 	@echo "vnu: $$(find web/dist $(WAITLIST_DIST) -name '*.html' | wc -l | tr -d ' ') pages, no error"
 
-test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production builds: Chromium, nginx, then Firefox and WebKit
+test-e2e: build $(WAITLIST_DIST)/index.html ## Playwright against the production builds: Chromium, nginx, Firefox and WebKit
 	CHROMIUM=$(TEST_CHROMIUM) npm test -w tests
 
 # The whole workspace's test build, as test-rust's: with `-p lathe-site` alone Cargo resolves
