@@ -58,7 +58,9 @@ pub fn init(format: Format) -> tracing_appender::non_blocking::WorkerGuard {
         .finish(std::io::BufWriter::new(std::io::stderr()));
     let setting = std::env::var("RUST_LOG").ok();
     let (targets, not_understood) = filter(setting.as_deref());
+    // The builder's own level (info unless told) would cap what `targets` lets through.
     let logs = tracing_subscriber::fmt()
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
         .with_writer(writer)
         .with_target(false);
     match format {

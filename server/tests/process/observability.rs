@@ -381,3 +381,18 @@ fn a_rust_log_not_understood_is_said_and_the_default_levels_apply() {
         "{warning}"
     );
 }
+
+#[test]
+fn rust_log_can_ask_for_debug_lines() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command.env("RUST_LOG", "warn,lathe_site=debug");
+    let server = Server::start_with(command, None, &[]);
+    // The debug line the server writes as it starts (the subscriber's own default level,
+    // info, had capped it once the filter was tracing-subscriber's `Targets`).
+    let log = server.log_once_it_says("starting");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("DEBUG") && l.contains("starting")),
+        "{log}"
+    );
+}
