@@ -65,6 +65,27 @@ function copyBuild(build, to, files) {
   }
 }
 
+// wasm-opt runs once, on the bundler build (make pkg builds the web and Node ones with
+// --no-opt): wasm-bindgen writes the same module for every target, and its optimisation
+// (-Oz until it stops shrinking, in binaryen's JavaScript build) took 5 to 7 CPU-seconds a
+// run. What each glue needs of the module, its imports and exports, is checked to be the
+// same before the optimised module replaces the others.
+const optimised = join(from, "bundler", `${name}_bg.wasm`);
+/** A module's imports and exports, as its JavaScript glue sees them. */
+function shape(file) {
+  const module = new WebAssembly.Module(readFileSync(file));
+  return JSON.stringify([WebAssembly.Module.imports(module), WebAssembly.Module.exports(module)]);
+}
+for (const target of ["web", "nodejs"]) {
+  const built = join(from, target, `${name}_bg.wasm`);
+  if (shape(built) !== shape(optimised)) {
+    throw new Error(
+      `wasm-bindgen's ${target} module has other imports or exports than its bundler module: build it with wasm-opt too (Makefile, pkg)`,
+    );
+  }
+  copyFileSync(optimised, built);
+}
+
 copyBuild("bundler", "bundler", [
   `${name}.js`,
   `${name}_bg.js`,
@@ -150,7 +171,7 @@ for (const [format, file] of [
   await build({ input: wake, output: { format, file: join(pkg, file) }, logLevel: "warn" });
 }
 execFileSync(
-  join(root, "node_modules", ".bin", "tsc"),
+  join(root, "node_modules", "typescript-7", "bin", "tsc"),
   [wake, "--declaration", "--emitDeclarationOnly", "--strict", "--target", "es2022"].concat([
     "--outDir",
     join(from, "wake-types"),
