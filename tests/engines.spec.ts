@@ -229,6 +229,18 @@ test.describe("the collecting form, with proof of work", () => {
       () => script<boolean>(driver, 'return Boolean(document.querySelector(".thank-you"))'),
       Boolean,
     );
+    // The request's timing entry is recorded in a task of its own once the response's body
+    // has arrived, which can be after the thanks are shown: waited for, as in
+    // waitlist.spec.ts.
+    await until(
+      driver,
+      () =>
+        script<boolean>(
+          driver,
+          `return performance.getEntriesByType("resource").some((e) => new URL(e.name).pathname === "/api/waitlist")`,
+        ),
+      Boolean,
+    );
     const timing = await script<{ submitted: number; sent: number; solves: number }>(
       driver,
       `const post = performance.getEntriesByType("resource").find((e) => new URL(e.name).pathname === "/api/waitlist");
