@@ -157,18 +157,23 @@ test("the form: every message, then Submitting... for 2 s and the thank-you for 
   await fill(driver, await field("Email address"), "ada@example.com");
 
   // Times taken in the page, as the transitions happen; beside them, when the engine's own
-  // timers for 2 s and 7 s after the submit fire (the clock the page's transitions can
-  // keep at best: on a busy machine both are late alike).
+  // timers for the same moments fire: 2 s after the submit, and 5 s after the panel showed
+  // (the clock the page's transitions can keep at best: on a busy machine both are late
+  // alike). The second is started when the panel is seen, as the core starts its own when
+  // it shows it: measured from the submit instead (7 s), the reset carried the panel's own
+  // lateness too, and WebKit's once came 137 ms after that timer.
   await script(
     driver,
     `const times = (window.formTimes = {});
      document.querySelector("form.waitlist-form").addEventListener("submit", () => {
        times.submitted = performance.now();
        setTimeout(() => { times.at2s = performance.now(); }, 2000);
-       setTimeout(() => { times.at7s = performance.now(); }, 7000);
      }, { capture: true });
      new MutationObserver(() => {
-       if (!times.panel && document.querySelector(".thank-you")) times.panel = performance.now();
+       if (!times.panel && document.querySelector(".thank-you")) {
+         times.panel = performance.now();
+         setTimeout(() => { times.at5s = performance.now(); }, 5000);
+       }
        if (times.panel && !times.reset && document.querySelector("form.waitlist-form")) times.reset = performance.now();
      }).observe(document.body, { childList: true, subtree: true });`,
   );
@@ -176,13 +181,13 @@ test("the form: every message, then Submitting... for 2 s and the thank-you for 
   const button = await submit();
   expect(await button.getText()).toBe("Submitting...");
   expect(await button.isEnabled()).toBe(false);
-  type Times = Partial<Record<"submitted" | "panel" | "reset" | "at2s" | "at7s", number>>;
+  type Times = Partial<Record<"submitted" | "panel" | "reset" | "at2s" | "at5s", number>>;
   const times = await until(
     driver,
     () => script<Times>(driver, "return window.formTimes"),
-    (t) => t.reset !== undefined && t.at7s !== undefined,
+    (t) => t.reset !== undefined && t.at5s !== undefined,
   );
-  const { submitted = 0, panel = 0, reset = 0, at2s = 0, at7s = 0 } = times;
+  const { submitted = 0, panel = 0, reset = 0, at2s = 0, at5s = 0 } = times;
   // On time, in every engine: each transition lands never early, and at most a few tens
   // of milliseconds after the engine's own timer for the same moment fires (the core
   // times the panel from the moment it showed it; the page draws that a few
@@ -192,7 +197,7 @@ test("the form: every message, then Submitting... for 2 s and the thank-you for 
   expect(panel - submitted).toBeGreaterThanOrEqual(2000);
   expect(panel - at2s).toBeLessThan(60);
   expect(reset - submitted).toBeGreaterThanOrEqual(7000);
-  expect(reset - at7s).toBeLessThan(60);
+  expect(reset - at5s).toBeLessThan(60);
   expect(reset - panel).toBeGreaterThanOrEqual(5000 - 60);
   expect(await (await field("Full name")).getAttribute("value")).toBe("");
   expect(await errors(driver)).toEqual([]);
