@@ -363,11 +363,16 @@ fn the_metrics_and_the_owner_see_emails_queued_retried_sent_and_failed() {
     );
 }
 
+/// The server, started with `RUST_LOG` set to `setting`.
+fn with_rust_log(setting: &str) -> Server {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
+    command.env("RUST_LOG", setting);
+    Server::start_with(command, None, &[])
+}
+
 #[test]
 fn a_rust_log_not_understood_is_said_and_the_default_levels_apply() {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
-    command.env("RUST_LOG", "lathe_site=loud");
-    let server = Server::start_with(command, None, &[]);
+    let server = with_rust_log("lathe_site=loud");
     assert_eq!(get(server.address, "/").status, 200);
     // The request's line is written at the default's info level.
     let log = server.log_once_it_says("status=200");
@@ -384,9 +389,7 @@ fn a_rust_log_not_understood_is_said_and_the_default_levels_apply() {
 
 #[test]
 fn rust_log_can_ask_for_debug_lines() {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lathe-site"));
-    command.env("RUST_LOG", "warn,lathe_site=debug");
-    let server = Server::start_with(command, None, &[]);
+    let server = with_rust_log("warn,lathe_site=debug");
     // The debug line the server writes as it starts (the subscriber's own default level,
     // info, had capped it once the filter was tracing-subscriber's `Targets`).
     let log = server.log_once_it_says("starting");
