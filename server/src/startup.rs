@@ -51,6 +51,12 @@ pub enum StartError {
         /// Why.
         source: StoreError,
     },
+    /// What a referral is worth could not be recorded (or the line's keys remade).
+    #[error("cannot set the places a referral is worth: {source}")]
+    Places {
+        /// Why.
+        source: StoreError,
+    },
 }
 
 /// A server, ready to run: its listeners bound, its database open.
@@ -257,6 +263,10 @@ impl Collecting {
         tasks: &mut Vec<Task>,
     ) -> Result<Self, StartError> {
         let store = Store::open(&waitlist.database).await?;
+        store
+            .set_places(waitlist.settings.places_per_referral)
+            .await
+            .map_err(|source| StartError::Places { source })?;
         let mut endpoint = Waitlist::new(store.clone(), waitlist.settings);
         if let Some(proofs) = waitlist.proofs {
             endpoint = endpoint.with_proofs(proofs);

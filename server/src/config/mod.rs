@@ -153,6 +153,11 @@ pub struct ServeArgs {
     /// Sign-ups accepted per client per minute (0: no limit).
     #[arg(long, env = "LATHE_SIGN_UPS_PER_MINUTE", default_value_t = 5)]
     sign_ups_per_minute: u32,
+    /// Places a confirmed friend moves their referrer ahead in the line (0: no
+    /// referrals: no share links shown, nothing credited). Give every server on one
+    /// database the same value: the one started last sets it for all.
+    #[arg(long, env = "LATHE_PLACES_PER_REFERRAL", default_value_t = lathe_core::line::PLACES_PER_REFERRAL)]
+    places_per_referral: u32,
     /// Another origin allowed to post sign-ups (repeat for several; in the
     /// environment, separated by commas), such as the site's own when this server is
     /// its form service on another host.
@@ -494,6 +499,7 @@ impl ServeArgs {
                 0
             },
             body_timeout: limits.body_timeout,
+            places_per_referral: self.places_per_referral,
         };
         let mail = self.mail.config()?;
         let proofs = if self.proof_of_work {

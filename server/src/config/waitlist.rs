@@ -38,7 +38,8 @@ pub enum WaitlistCommand {
     },
     /// Prints how many entries there are.
     Count,
-    /// Invites the COUNT confirmed entries that signed up earliest and were never invited:
+    /// Invites the COUNT confirmed entries at the head of the line (in place order: the
+    /// order of confirmation, each credited referral moving its referrer ahead):
     /// one wave, recorded with its letter, whose emails the server sends (with --smtp)
     /// through its outbox. Prints each address invited and its name. Nobody is invited
     /// twice; an entry erased before its email goes gets none.

@@ -180,6 +180,17 @@ pub fn random_id() -> String {
     URL_SAFE_NO_PAD.encode(random_bytes())
 }
 
+/// A new referral code: [`CODE_BYTES`](lathe_core::referral::CODE_BYTES) random bytes in
+/// base64url, derived from nothing (not the address, not the entry's id).
+///
+/// # Panics
+/// As [`random_id`].
+pub fn random_code() -> String {
+    let mut bytes = [0_u8; lathe_core::referral::CODE_BYTES];
+    getrandom::fill(&mut bytes).expect("the system's random source");
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
 /// A random number from the operating system's source.
 ///
 /// # Panics

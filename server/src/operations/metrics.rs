@@ -41,7 +41,7 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
 
 /// Each metric's help text (Prometheus' `# HELP` lines); every `_seconds` one is a
 /// histogram in seconds, [`OPEN_CONNECTIONS`] and [`ENTRIES`] gauges, the others counters.
-const HELP: [(&str, &str); 14] = [
+const HELP: [(&str, &str); 16] = [
     (
         WEBHOOKS,
         "Webhook deliveries by outcome (delivered, retried, failed).",
@@ -51,6 +51,14 @@ const HELP: [(&str, &str); 14] = [
     (REQUEST_SECONDS, "Time to answer a request, by route class."),
     (SIGN_UPS_STORED, "Sign-ups stored."),
     (SIGN_UPS_REFUSED, "Sign-ups refused, by reason."),
+    (
+        REFERRALS_IGNORED,
+        "Referral codes a sign-up brought that can earn nothing, by reason.",
+    ),
+    (
+        REFERRALS_CREDITED,
+        "Referrals credited (a friend confirmed).",
+    ),
     (
         CHALLENGES,
         "Proof-of-work challenges issued (forms begun, with --proof-of-work).",
@@ -139,6 +147,22 @@ pub const SIGN_UPS_REFUSED: &str = "lathe_sign_ups_refused_total";
 /// A sign-up was refused (or dropped, as the honeypot's) for `reason`.
 pub fn sign_up_refused(reason: &'static str) {
     metrics::counter!(SIGN_UPS_REFUSED, "reason" => reason).increment(1);
+}
+
+/// Referral codes that can earn nothing, by `reason`.
+pub const REFERRALS_IGNORED: &str = "lathe_referrals_ignored_total";
+
+/// A sign-up's referral code earns nothing, for `reason`.
+pub fn referral_ignored(reason: &'static str) {
+    metrics::counter!(REFERRALS_IGNORED, "reason" => reason).increment(1);
+}
+
+/// Referrals credited.
+pub const REFERRALS_CREDITED: &str = "lathe_referrals_credited_total";
+
+/// A referral was credited.
+pub fn referral_credited() {
+    metrics::counter!(REFERRALS_CREDITED).increment(1);
 }
 
 /// Sign-ups the database failed to store.

@@ -7,13 +7,7 @@
 
 use std::num::NonZeroU32;
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
-
 use super::{Store, StoreError};
-use crate::domain::token::random_id;
 
 /// A minute, in ms.
 const MINUTE_MS: i64 = 60_000;
@@ -63,31 +57,9 @@ impl Store {
 
     /// The keyed hash a client is kept under.
     fn client_key(&self, client: &str) -> String {
-        let mut mac = Hmac::<Sha256>::new_from_slice(self.allowance_key.as_bytes())
-            .expect("HMAC accepts any key length");
-        mac.update(client.as_bytes());
-        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+        super::keyed_hash(&self.allowance_key, client)
     }
 }
-
-/// The key clients are hashed with: the database's own, made once, shared by every
-/// server on it.
-pub(super) async fn allowance_key(
-    connection: &mut sqlx::AnyConnection,
-) -> Result<String, sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO settings (name, value) VALUES ('allowance_key', $1)
-         ON CONFLICT (name) DO NOTHING",
-    )
-    .bind(random_id())
-    .execute(&mut *connection)
-    .await?;
-    sqlx::query_scalar("SELECT value FROM settings WHERE name = 'allowance_key'")
-        .fetch_one(&mut *connection)
-        .await
-}
-
-impl Store {}
 
 /// Spends, in `tx`, the proof of work of the challenge signed `signature` (expiring at
 /// `expires_at`, ms): `false` if it was spent already, here or on another instance.

@@ -2,11 +2,13 @@
 
 use futures_util::{Stream, StreamExt};
 use lathe_core::validation::email_key;
+use serde_json::json;
 use sqlx::Row;
 
 use super::events::Event;
-use super::{Backend, Store, StoreError, allowances, erasures, outbox};
-use crate::domain::token::random_id;
+use super::{Backend, Store, StoreError, allowances, erasures, line, outbox};
+use crate::domain::referral::{Ignored, refusal};
+use crate::domain::token::{random_code, random_id};
 use crate::domain::{Entry, ErasedBy, Kind, Status};
 
 /// The sign-up's INSERT: `$prefix` (a WITH, or nothing), then the row from `$source` (a
@@ -17,7 +19,7 @@ macro_rules! insert_sign_up {
             $prefix,
             "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
                  privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
-                 manage_nonce) ",
+                 manage_nonce, referral_code, referred_by) ",
             $source,
             " ON CONFLICT (email_key) DO UPDATE SET
                  repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
@@ -38,6 +40,44 @@ pub struct Proof<'a> {
     pub expires_at: i64,
 }
 
+/// What a stored sign-up did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignedUp {
+    /// The email queued to the address, if any.
+    pub queued: Option<Kind>,
+    /// For a sign-up that brought a referral code: `Ok` if the friend will earn its
+    /// referrer a credit on confirming (unless its mailbox earned one before), or why not.
+    pub referral: Option<Result<(), Ignored>>,
+}
+
+/// The entry whose referral `code` a sign-up from `friend` brought, as its id and
+/// address, if the friend may be credited to it (`places` 0: referrals are off).
+async fn referrer(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    code: &str,
+    friend: &str,
+    places: u32,
+) -> Result<Result<(String, String), Ignored>, sqlx::Error> {
+    if places == 0 {
+        return Ok(Err(Ignored::Off));
+    }
+    if !lathe_core::referral::is_code(code) {
+        return Ok(Err(Ignored::Malformed));
+    }
+    let row: Option<(String, String)> =
+        sqlx::query_as("SELECT id, email FROM waitlist WHERE referral_code = $1")
+            .bind(code)
+            .fetch_optional(&mut **tx)
+            .await?;
+    Ok(match row {
+        None => Err(Ignored::Unknown),
+        Some((id, email)) => match refusal(friend, &email) {
+            Some(ignored) => Err(ignored),
+            None => Ok((id, email)),
+        },
+    })
+}
+
 /// The sign-up's proof of work was spent already: nothing was stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProofUsed;
@@ -45,8 +85,11 @@ pub struct ProofUsed;
 /// What became of a confirmation link's entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Confirmed {
-    /// Its address is confirmed now.
-    Now,
+    /// Its address is confirmed now; `credited` if that earned its referrer a credit.
+    Now {
+        /// Whether a referrer was credited.
+        credited: bool,
+    },
     /// It was confirmed already (the link is used).
     Already,
     /// There is no such entry (erased, or deleted unconfirmed).
@@ -83,8 +126,9 @@ impl Store {
         entry: &Entry,
         confirming: bool,
         proof: Option<Proof<'_>>,
-    ) -> Result<Result<Option<Kind>, ProofUsed>, StoreError> {
-        self.guarded(self.write_sign_up(entry, confirming, proof))
+        referral: Option<&str>,
+    ) -> Result<Result<SignedUp, ProofUsed>, StoreError> {
+        self.guarded(self.write_sign_up(entry, confirming, proof, referral))
             .await
     }
 
@@ -93,7 +137,8 @@ impl Store {
         entry: &Entry,
         confirming: bool,
         proof: Option<Proof<'_>>,
-    ) -> Result<Result<Option<Kind>, ProofUsed>, sqlx::Error> {
+        referral: Option<&str>,
+    ) -> Result<Result<SignedUp, ProofUsed>, sqlx::Error> {
         let key = email_key(&entry.email);
         let (status, confirm_nonce) = if confirming {
             (Status::Pending, Some(random_id()))
@@ -101,6 +146,10 @@ impl Store {
             (Status::Unconfirmed, None)
         };
         let mut tx = self.pool.begin().await?;
+        let referrer = match referral {
+            Some(code) => referrer(&mut tx, code, &entry.email, self.places()).await?,
+            None => Err(Ignored::Off),
+        };
         // The proof is spent with the row it pays for: one commit, and a sign-up whose
         // row is not kept leaves its proof unspent. On PostgreSQL in the same statement
         // (a round trip to the database is most of a sign-up's cost there); SQLite has
@@ -118,15 +167,15 @@ impl Store {
         // error is dropped, and a full disk then loses an acknowledged sign-up.
         let statement = if in_one {
             insert_sign_up!(
-                "WITH spent AS (INSERT INTO proofs (signature, expires_at) VALUES ($16, $17)
+                "WITH spent AS (INSERT INTO proofs (signature, expires_at) VALUES ($18, $19)
                      ON CONFLICT (signature) DO NOTHING RETURNING 1) ",
-                "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13
+                "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17
                      WHERE EXISTS (SELECT 1 FROM spent)"
             )
         } else {
             insert_sign_up!(
                 "",
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13)"
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17)"
             )
         };
         let mut query = sqlx::query(statement)
@@ -144,7 +193,9 @@ impl Store {
             .bind(confirm_nonce)
             .bind(random_id())
             .bind(Status::Confirmed.as_str())
-            .bind(Status::Invited.as_str());
+            .bind(Status::Invited.as_str())
+            .bind(random_code())
+            .bind(referrer.as_ref().ok().map(|(id, _)| id.as_str()));
         if let Some(proof) = proof.filter(|_| in_one) {
             query = query.bind(proof.signature).bind(proof.expires_at);
         }
@@ -165,7 +216,7 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await?;
         if !confirming && repeats == 0 {
-            self.record(&mut tx, Event::Created, &id, None, None, entry.created_at)
+            self.record(&mut tx, Event::Created, &id, None, &[], entry.created_at)
                 .await?;
         }
         let due = match (confirming, Status::parse(&stored)) {
@@ -178,7 +229,12 @@ impl Store {
             None => None,
         };
         tx.commit().await?;
-        Ok(Ok(queued))
+        let referral = referral.map(|_| match referrer {
+            Ok(_) if repeats > 0 => Err(Ignored::Repeat),
+            Ok(_) => Ok(()),
+            Err(ignored) => Err(ignored),
+        });
+        Ok(Ok(SignedUp { queued, referral }))
     }
 
     /// Confirms the address of the entry `id` while it holds the confirmation link's
@@ -189,28 +245,43 @@ impl Store {
     pub async fn confirm(&self, id: &str, nonce: &str, now: i64) -> Result<Confirmed, StoreError> {
         self.guarded(async {
             let mut tx = self.pool.begin().await?;
-            let done = sqlx::query(
+            // The next confirmation number, and the key it gives with the credits the
+            // entry earned while it was pending. fetch_all steps the statement to its end,
+            // so its errors are seen.
+            let rows = sqlx::query(&format!(
                 "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
-                     confirm_nonce = NULL
-                 WHERE id = $3 AND confirm_nonce = $4 AND status <> $1",
-            )
+                     confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
+                 FROM (SELECT {} AS n) AS next
+                 WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
+                 RETURNING name, email, interest, line_key, referred_by",
+                line::next_number(self.backend())
+            ))
             .bind(Status::Confirmed.as_str())
             .bind(now)
             .bind(id)
             .bind(nonce)
-            .execute(&mut *tx)
+            .bind(i64::from(self.places()))
+            .fetch_all(&mut *tx)
             .await?;
-            if done.rows_affected() == 1 {
-                let (name, email, interest): (String, String, String) =
-                    sqlx::query_as("SELECT name, email, interest FROM waitlist WHERE id = $1")
-                        .bind(id)
-                        .fetch_one(&mut *tx)
-                        .await?;
+            if let Some(row) = rows.first() {
+                let (name, email, interest): (String, String, String) = (
+                    row.try_get("name")?,
+                    row.try_get("email")?,
+                    row.try_get("interest")?,
+                );
+                line::join(&mut tx, row.try_get("line_key")?).await?;
                 let person = Some((name.as_str(), email.as_str(), interest.as_str()));
-                self.record(&mut tx, Event::Confirmed, id, person, None, now)
+                self.record(&mut tx, Event::Confirmed, id, person, &[], now)
                     .await?;
+                let referrer: Option<String> = row.try_get("referred_by")?;
+                let credited = match referrer {
+                    Some(referrer) if self.places() > 0 => {
+                        self.credit(&mut tx, &referrer, &email, now).await?
+                    }
+                    _ => false,
+                };
                 tx.commit().await?;
-                return Ok(Confirmed::Now);
+                return Ok(Confirmed::Now { credited });
             }
             tx.rollback().await?;
             let there: Option<String> =
@@ -225,6 +296,66 @@ impl Store {
             })
         })
         .await
+    }
+
+    /// Credits, in `tx`, the entry `referrer` with the friend `email` just confirmed,
+    /// unless the friend's mailbox earned a credit before (here or on another instance,
+    /// even for an entry since erased) or the referrer is gone: true if credited. The
+    /// referrer moves ahead; a `referral.credited` event says so (nothing of the friend).
+    async fn credit(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        referrer: &str,
+        email: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mailbox = super::keyed_hash(&self.mailbox_key, &lathe_core::referral::mailbox(email));
+        let first = sqlx::query(
+            "INSERT INTO credited_mailboxes (mailbox_hash, credited_at)
+             SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM waitlist WHERE id = $3)
+             ON CONFLICT (mailbox_hash) DO NOTHING",
+        )
+        .bind(mailbox)
+        .bind(now)
+        .bind(referrer)
+        .execute(&mut **tx)
+        .await?;
+        if first.rows_affected() == 0 {
+            return Ok(false);
+        }
+        let places = i64::from(self.places());
+        let rows = sqlx::query(
+            "UPDATE waitlist SET credits = credits + 1, neg_credits = neg_credits - 1,
+                 line_key = line_key - $1
+             WHERE id = $2
+             RETURNING credits, line_key, neg_credits, line_number",
+        )
+        .bind(places)
+        .bind(referrer)
+        .fetch_all(&mut **tx)
+        .await?;
+        let Some(row) = rows.first() else {
+            // Erased since the check above, on another instance.
+            return Ok(false);
+        };
+        let credits: i64 = row.try_get("credits")?;
+        let key: Option<i64> = row.try_get("line_key")?;
+        let mut place = None;
+        if let Some(key) = key {
+            line::moved(tx, key + places, key).await?;
+            if self.webhooks_on() {
+                let standing = (
+                    key,
+                    row.try_get("neg_credits")?,
+                    row.try_get("line_number")?,
+                );
+                place = Some(Self::place_of(tx, standing).await?);
+            }
+        }
+        let extra = [("credits", json!(credits)), ("place", json!(place))];
+        self.record(tx, Event::ReferralCredited, referrer, None, &extra, now)
+            .await?;
+        Ok(true)
     }
 
     /// Queues a new confirmation email to the entry `id` (its link gets a nonce if it has
@@ -316,20 +447,21 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         // fetch_all steps the statement to its end, so its errors are seen.
-        let ids: Vec<String> =
-            sqlx::query_scalar("DELETE FROM waitlist WHERE email_key = $1 RETURNING id")
+        let gone: Vec<(String, Option<i64>)> =
+            sqlx::query_as("DELETE FROM waitlist WHERE email_key = $1 RETURNING id, line_key")
                 .bind(key)
                 .fetch_all(&mut *tx)
                 .await?;
-        let Some(id) = ids.first() else {
+        let Some((id, line_key)) = gone.first() else {
             return Ok(false);
         };
+        line::leave(&mut tx, &[*line_key]).await?;
         let event = if by == ErasedBy::Unsubscribed {
             Event::Unsubscribed
         } else {
             Event::Erased
         };
-        self.record(&mut tx, event, id, None, None, now).await?;
+        self.record(&mut tx, event, id, None, &[], now).await?;
         erasures::record(&mut tx, by, 1, now).await?;
         tx.commit().await?;
         Ok(true)

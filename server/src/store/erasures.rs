@@ -50,16 +50,18 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             // fetch_all steps the statement to its end, so its errors are seen.
-            let gone: Vec<(String, String)> = sqlx::query_as(&format!(
-                "DELETE FROM waitlist WHERE {condition} RETURNING email, id"
+            let gone: Vec<(String, String, Option<i64>)> = sqlx::query_as(&format!(
+                "DELETE FROM waitlist WHERE {condition} RETURNING email, id, line_key"
             ))
             .bind(cutoff)
             .fetch_all(&mut *tx)
             .await?;
             record(&mut tx, by, gone.len() as u64, now).await?;
+            let keys: Vec<Option<i64>> = gone.iter().map(|(_, _, key)| *key).collect();
+            super::line::leave(&mut tx, &keys).await?;
             let mut emails = Vec::with_capacity(gone.len());
-            for (email, id) in gone {
-                self.record(&mut tx, Event::Erased, &id, None, None, now)
+            for (email, id, _) in gone {
+                self.record(&mut tx, Event::Erased, &id, None, &[], now)
                     .await?;
                 emails.push(email);
             }

@@ -25,6 +25,9 @@ pub enum Event {
     InvitationSent,
     /// An entry erased (by its owner, the site's owner, or the retention rule).
     Erased,
+    /// A friend who signed up through the entry's share link confirmed their address: the
+    /// entry's credits and its new place (nothing about the friend).
+    ReferralCredited,
     /// An entry erased by its owner's one-click unsubscribe (instead of [`Event::Erased`]:
     /// the entry is gone all the same).
     Unsubscribed,
@@ -39,6 +42,7 @@ impl Event {
             Event::InvitationSent => "invitation.sent",
             Event::Erased => "entry.erased",
             Event::Unsubscribed => "entry.unsubscribed",
+            Event::ReferralCredited => "referral.credited",
         }
     }
 }
@@ -87,7 +91,7 @@ fn body(
     event: Event,
     id: &str,
     person: Option<(&str, &str, &str)>,
-    extra: Option<(&str, serde_json::Value)>,
+    extra: &[(&str, serde_json::Value)],
     now: i64,
 ) -> String {
     let mut data = json!({ "id": id });
@@ -96,8 +100,8 @@ fn body(
         data["email"] = email.into();
         data["interest"] = interest.into();
     }
-    if let Some((key, value)) = extra {
-        data[key] = value;
+    for (key, value) in extra {
+        data[*key] = value.clone();
     }
     json!({
         "type": event.as_str(),
@@ -108,6 +112,11 @@ fn body(
 }
 
 impl Store {
+    /// Whether events are kept (the servers have a receiver).
+    pub(super) fn webhooks_on(&self) -> bool {
+        self.webhooks.load(Ordering::Relaxed)
+    }
+
     /// Records, in `tx`, that `event` happened to the entry `id` at `now` (its body says
     /// `person` and `extra`, see [`body`]), when the servers have a receiver: without one,
     /// nothing is built or kept. An erasure first drops the events of that entry not yet
@@ -118,10 +127,10 @@ impl Store {
         event: Event,
         id: &str,
         person: Option<(&str, &str, &str)>,
-        extra: Option<(&str, serde_json::Value)>,
+        extra: &[(&str, serde_json::Value)],
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        if !self.webhooks.load(Ordering::Relaxed) {
+        if !self.webhooks_on() {
             return Ok(());
         }
         let body = body(event, id, person, extra, now);

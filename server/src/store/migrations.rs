@@ -28,6 +28,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0006_allowances",
     "0007_proofs",
     "0008_paced_waves",
+    "0009_line",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

@@ -8,6 +8,7 @@ mod allowances;
 mod entries;
 mod erasures;
 mod events;
+mod line;
 mod location;
 mod migrations;
 mod outbox;
@@ -15,18 +16,19 @@ pub mod queue;
 mod stats;
 mod waves;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyConnection, AnyPool, Connection};
 
-use crate::domain::token::random_id;
+use crate::domain::token::{random_code, random_id};
 
-pub use entries::{Confirmed, Proof, ProofUsed, Resent};
+pub use entries::{Confirmed, Proof, ProofUsed, Resent, SignedUp};
 pub use erasures::Purged;
 pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
+pub use line::Standing;
 pub use location::{Backend, Location, LocationError};
 pub use outbox::{Claimed, Counts, Recipient};
 pub use stats::{Day, Stats};
@@ -121,6 +123,10 @@ pub struct Store {
     webhooks: Arc<AtomicBool>,
     /// The key clients' addresses are hashed with in `allowances`.
     allowance_key: Arc<str>,
+    /// The key credited mailboxes are hashed with in `credited_mailboxes`.
+    mailbox_key: Arc<str>,
+    /// What a credit is worth, in places ([`Store::set_places`]).
+    places: Arc<AtomicU32>,
 }
 
 impl Store {
@@ -145,7 +151,12 @@ impl Store {
         migrations::migrator().await?.run_direct(&mut first).await?;
         fill_ids(&mut first).await?;
         let webhooks = events::webhooks_on(&mut first).await?;
-        let allowance_key = allowances::allowance_key(&mut first).await?;
+        let allowance_key = database_key(&mut first, "allowance_key").await?;
+        let mailbox_key = database_key(&mut first, "mailbox_key").await?;
+        line::prepare(&mut first, location.backend).await?;
+        let places = line::stored_places(&mut first)
+            .await?
+            .unwrap_or(lathe_core::line::PLACES_PER_REFERRAL);
         first.close().await?;
 
         let options = AnyPoolOptions::new()
@@ -187,6 +198,8 @@ impl Store {
             outage: Arc::default(),
             webhooks: Arc::new(AtomicBool::new(webhooks)),
             allowance_key: Arc::from(allowance_key),
+            mailbox_key: Arc::from(mailbox_key),
+            places: Arc::new(AtomicU32::new(places)),
         })
     }
 
@@ -324,26 +337,54 @@ impl Store {
     }
 }
 
-/// Gives entries from before migration 0003 the random id and manage nonce their links
-/// need (SQL has no portable random text).
+/// Gives entries from before migrations 0003 and 0009 the random id, manage nonce and
+/// referral code they need (SQL has no portable random text).
 async fn fill_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
     let keys: Vec<String> = sqlx::query_scalar(
-        "SELECT email_key FROM waitlist WHERE id IS NULL OR manage_nonce IS NULL",
+        "SELECT email_key FROM waitlist
+         WHERE id IS NULL OR manage_nonce IS NULL OR referral_code IS NULL",
     )
     .fetch_all(&mut *connection)
     .await?;
     for key in keys {
         sqlx::query(
-            "UPDATE waitlist SET id = COALESCE(id, $1), manage_nonce = COALESCE(manage_nonce, $2)
-             WHERE email_key = $3",
+            "UPDATE waitlist SET id = COALESCE(id, $1), manage_nonce = COALESCE(manage_nonce, $2),
+                 referral_code = COALESCE(referral_code, $3)
+             WHERE email_key = $4",
         )
         .bind(random_id())
         .bind(random_id())
+        .bind(random_code())
         .bind(key)
         .execute(&mut *connection)
         .await?;
     }
     Ok(())
+}
+
+/// A key of the database's own, made once and kept in `settings` under `name`, shared by
+/// every server on it.
+async fn database_key(connection: &mut AnyConnection, name: &str) -> Result<String, sqlx::Error> {
+    sqlx::query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
+        .bind(name)
+        .bind(random_id())
+        .execute(&mut *connection)
+        .await?;
+    sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
+        .bind(name)
+        .fetch_one(&mut *connection)
+        .await
+}
+
+/// `text` hashed with `key` (HMAC-SHA-256, base64url): the same text gives the same hash
+/// on every server of one database, and nothing else can make or undo it.
+fn keyed_hash(key: &str, text: &str) -> String {
+    use base64::Engine as _;
+    use hmac::Mac as _;
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes())
+        .expect("HMAC accepts any key length");
+    mac.update(text.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
 }
 
 /// A connection outside the pool, set up as the pool's are: its error is the database's

@@ -134,8 +134,8 @@ impl Store {
             .await?;
             if let Some((id, name, address, interest)) = entry {
                 let person = Some((name.as_str(), address.as_str(), interest.as_str()));
-                let wave = Some(("wave", serde_json::Value::from(wave)));
-                self.record(&mut tx, Event::InvitationSent, &id, person, wave, now)
+                let wave = [("wave", serde_json::Value::from(wave))];
+                self.record(&mut tx, Event::InvitationSent, &id, person, &wave, now)
                     .await?;
             }
         }

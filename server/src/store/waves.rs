@@ -1,15 +1,16 @@
 //! The `waves` table: the owner's invitations, each wave a numbered batch of confirmed
-//! entries, taken earliest first, each entry invited once, its emails queued in the same
+//! entries, taken in the line's order (the first places first), each entry invited once, its emails queued in the same
 //! transaction, each due in turn at the wave's pace.
 
 use std::num::NonZeroU32;
 
+use lathe_core::line::{Standing, key};
 use lathe_core::validation::Interest;
 use sqlx::any::AnyRow;
 use sqlx::{FromRow, Row};
 
 use super::outbox::queue_invitation;
-use super::{Backend, Store, StoreError};
+use super::{Backend, Store, StoreError, line};
 use crate::domain::{Kind, Letter, Status, pace};
 
 /// A wave as the owner lists it.
@@ -33,7 +34,7 @@ pub struct Wave {
     pub failed: i64,
 }
 
-/// Who a wave invited (or, in a dry run, would invite), earliest sign-up first.
+/// Who a wave invited (or, in a dry run, would invite), in the line's order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Invited {
     /// The wave's number; in a dry run, the number it would have had.
@@ -61,9 +62,12 @@ impl FromRow<'_, AnyRow> for Wave {
     }
 }
 
+/// An entry's key in the line (`lathe_core::line::key`).
+type LineKey = (i64, i64, u64);
+
 impl Store {
-    /// Invites the `count` confirmed entries (with `interest`, if given) that signed up
-    /// earliest and were never invited, with `letter`, at `now`: one transaction records
+    /// Invites the `count` confirmed entries (with `interest`, if given) at the head of
+    /// the line (who were never invited: an invited entry leaves it), with `letter`, at `now`: one transaction records
     /// the wave, marks each entry invited in it and queues its email, each due in turn at
     /// `per_minute` ([`pace`]), from now or from the last email of a wave still going.
     /// Nobody is invited twice, even by two owners at once. With `dry_run`, the same
@@ -93,12 +97,12 @@ impl Store {
             };
             // fetch_all steps the statement to its end, so its errors are seen.
             let rows = sqlx::query(&format!(
-                "UPDATE waitlist SET status = $1, invited_at = $2, wave = $3
+                "UPDATE waitlist SET status = $1, invited_at = $2, wave = $3, line_key = NULL
                  WHERE email_key IN (
                      SELECT email_key FROM waitlist
-                     WHERE status = $4 AND ($5 IS NULL OR interest = $5)
-                     ORDER BY created_at, email_key LIMIT $6 {lock})
-                 RETURNING email_key, email, name, created_at"
+                     WHERE line_key IS NOT NULL AND status = $4 AND ($5 IS NULL OR interest = $5)
+                     ORDER BY line_key, neg_credits, line_number LIMIT $6 {lock})
+                 RETURNING email_key, email, name, line_number, credits"
             ))
             .bind(Status::Invited.as_str())
             .bind(now)
@@ -108,19 +112,28 @@ impl Store {
             .bind(i64::from(count))
             .fetch_all(&mut *tx)
             .await?;
-            let mut invited: Vec<(i64, String, String, String)> = rows
+            let places = self.places();
+            let mut invited: Vec<(LineKey, String, String, String)> = rows
                 .iter()
                 .map(|row| {
+                    let standing = Standing {
+                        confirmed: u64::try_from(row.try_get::<i64, _>("line_number")?)
+                            .unwrap_or_default(),
+                        credits: u32::try_from(row.try_get::<i64, _>("credits")?)
+                            .unwrap_or(u32::MAX),
+                    };
                     Ok((
-                        row.try_get("created_at")?,
+                        key(standing, places),
                         row.try_get("email_key")?,
                         row.try_get("email")?,
                         row.try_get("name")?,
                     ))
                 })
                 .collect::<Result<_, sqlx::Error>>()?;
-            // RETURNING promises no order.
+            // RETURNING promises no order: the line's.
             invited.sort();
+            let keys: Vec<Option<i64>> = invited.iter().map(|(key, ..)| Some(key.0)).collect();
+            line::leave(&mut tx, &keys).await?;
             let last_due_at = pace::due_at(
                 start,
                 u64::try_from(invited.len().saturating_sub(1)).unwrap_or(u64::MAX),

@@ -2,11 +2,13 @@
 //!
 //! - `POST /api/waitlist/confirm` `{"token": "..."}`: the confirmation page posts the
 //!   token of its link when the visitor presses Confirm (a GET of the link confirms
-//!   nothing, so the mail scanners that open every link confirm nothing either).
+//!   nothing, so the mail scanners that open every link confirm nothing either); answered
+//!   with `line`, the entry's place and share code ([`Standing`]), unless referrals are off.
 //! - `POST /api/waitlist/resend` `{"token": "..."}`: an expired link asks for a new one.
 //! - `POST /api/waitlist/manage` `{"token": "..."}`: the manage page (the link in every
 //!   email) asks for what is stored, which it shows and offers as a JSON download;
-//!   answered `found` 200 with `entry`, as the owner's export has it.
+//!   answered `found` 200 with `entry`, as the owner's export has it, and `line`, as the
+//!   confirmation's.
 //! - `POST /api/waitlist/erase` `{"token": "..."}`: the manage page's Erase, once pressed
 //!   and confirmed; recorded as an erasure by the visitor.
 //!
@@ -39,7 +41,7 @@ use super::{Settings, answer};
 use crate::domain::token::{Claims, Key, Purpose, TokenError};
 use crate::domain::{ErasedBy, Kind};
 use crate::operations::metrics;
-use crate::store::{Confirmed, Resent, Store, StoreError};
+use crate::store::{Confirmed, Resent, Standing, Store, StoreError};
 
 /// The confirmation's path.
 pub const CONFIRM_PATH: &str = "/api/waitlist/confirm";
@@ -120,14 +122,24 @@ impl From<TokenError> for Outcome {
     }
 }
 
-impl IntoResponse for Outcome {
-    fn into_response(self) -> Response {
+impl Outcome {
+    /// Its answer, with the entry's place in the line (`line`) when there is one to show.
+    fn answer(self, line: Option<Standing>) -> Response {
         tracing::info!(outcome = self.name(), "confirmation link");
         let mut body = json!({ "status": self.name() });
         if let Some(error) = self.error() {
             body["error"] = error.into();
         }
+        if let Some(line) = line {
+            body["line"] = json!(line);
+        }
         answer(self.status(), &body)
+    }
+}
+
+impl IntoResponse for Outcome {
+    fn into_response(self) -> Response {
+        self.answer(None)
     }
 }
 
@@ -330,15 +342,27 @@ impl Link {
     }
 }
 
+/// Where the entry `id` stands, unless referrals are off (`--places-per-referral 0`:
+/// no place and no share link are shown).
+async fn standing(store: &Store, id: &str) -> Result<Option<Standing>, StoreError> {
+    if store.places() == 0 {
+        return Ok(None);
+    }
+    store.standing(id).await
+}
+
 async fn manage(link: Link) -> Result<Response, Refused> {
     let claims = link.verified(Purpose::Manage, crate::now_ms())?;
     let store = &link.links.store;
     Ok(
         match store.find_managed(&claims.entry, &claims.nonce).await? {
-            Some(entry) => answer(
-                StatusCode::OK,
-                &json!({ "status": "found", "entry": entry }),
-            ),
+            Some(entry) => {
+                let mut body = json!({ "status": "found", "entry": entry });
+                if let Some(line) = standing(store, &claims.entry).await? {
+                    body["line"] = json!(line);
+                }
+                answer(StatusCode::OK, &body)
+            }
             None => Outcome::Unknown.into_response(),
         },
     )
@@ -358,18 +382,21 @@ async fn erase(link: Link) -> Result<Outcome, Refused> {
     Ok(Outcome::Erased)
 }
 
-async fn confirm(link: Link) -> Result<Outcome, Refused> {
+async fn confirm(link: Link) -> Result<Response, Refused> {
     let now = crate::now_ms();
     let claims = link.verified(Purpose::Confirm, now)?;
     let store = &link.links.store;
     Ok(
         match store.confirm(&claims.entry, &claims.nonce, now).await? {
-            Confirmed::Now => {
+            Confirmed::Now { credited } => {
                 metrics::confirmed();
-                Outcome::Confirmed
+                if credited {
+                    metrics::referral_credited();
+                }
+                Outcome::Confirmed.answer(standing(store, &claims.entry).await?)
             }
-            Confirmed::Already => Outcome::Used,
-            Confirmed::Unknown => Outcome::Unknown,
+            Confirmed::Already => Outcome::Used.into_response(),
+            Confirmed::Unknown => Outcome::Unknown.into_response(),
         },
     )
 }

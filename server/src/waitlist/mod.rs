@@ -59,6 +59,9 @@ pub struct Settings {
     /// kept here because only these routes read a body; the others are in
     /// the connection limits.
     pub body_timeout: Duration,
+    /// Places a confirmed friend moves their referrer ahead (`--places-per-referral`; 0
+    /// turns referrals off).
+    pub places_per_referral: u32,
 }
 
 impl Default for Settings {
@@ -68,6 +71,7 @@ impl Default for Settings {
             allowed_origins: Vec::new(),
             trusted_proxies: 0,
             body_timeout: Duration::from_secs(10),
+            places_per_referral: lathe_core::line::PLACES_PER_REFERRAL,
         }
     }
 }

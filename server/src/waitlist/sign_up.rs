@@ -18,7 +18,7 @@ use super::proof::ProofError;
 use super::{Waitlist, answer};
 use crate::domain::{Entry, Kind};
 use crate::operations::metrics;
-use crate::store::{Proof, ProofUsed, StoreError};
+use crate::store::{Proof, ProofUsed, SignedUp, StoreError};
 
 /// The largest body accepted, in bytes: far more than any real sign-up.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -178,6 +178,10 @@ pub(super) async fn sign_up(
     Json(mut sign_up): Json<SignUp>,
 ) -> Result<Response, SignUpError> {
     let proof = sign_up.altcha.take();
+    let referral = sign_up.referral.take().map(|code| match code {
+        serde_json::Value::String(code) => code,
+        _ => String::new(),
+    });
     let (values, privacy_notice, honeypot) = sign_up.checked()?;
     // A script without the work done is refused before anything else is believed. The
     // proof is spent with the row it pays for (Store::sign_up), so that a sign-up costs
@@ -202,12 +206,21 @@ pub(super) async fn sign_up(
     });
     let stored = waitlist
         .store
-        .sign_up(&entry, waitlist.confirming.is_some(), spent)
+        .sign_up(
+            &entry,
+            waitlist.confirming.is_some(),
+            spent,
+            referral.as_deref(),
+        )
         .await;
     metrics::database(started.elapsed(), stored.is_err());
-    let queued = stored
+    let SignedUp { queued, referral } = stored
         .map_err(SignUpError::NotStored)?
         .map_err(|ProofUsed| ProofError::Used)?;
+    if let Some(Err(ignored)) = referral {
+        tracing::info!(reason = ignored.as_str(), "referral code ignored");
+        metrics::referral_ignored(ignored.as_str());
+    }
     tracing::info!(
         status = 201,
         queued = queued.map(Kind::as_str),
@@ -247,6 +260,11 @@ pub struct SignUp {
     /// The proof of work, when the server asks for one: ALTCHA's payload, base64.
     #[serde(default)]
     altcha: Option<String>,
+    /// The referral code of the share link the visitor came by, if any (`?ref=`): one
+    /// that is malformed (even not a string), unknown or of no use is ignored (and
+    /// counted), never refused.
+    #[serde(default, rename = "ref")]
+    referral: Option<serde_json::Value>,
 }
 
 impl Posted for SignUp {

@@ -288,7 +288,8 @@ fn a_wave_can_take_one_interest_and_a_letter_must_have_a_subject_and_a_text() {
 }
 
 /// `n` confirmed entries, `p1@example.com` signed up first, written straight into the
-/// database (a thousand through the form would test the form).
+/// database (a thousand through the form would test the form), standing in the line in
+/// that order.
 fn many_confirmed(database: &Location, n: u32) {
     sql(
         database,
@@ -296,12 +297,18 @@ fn many_confirmed(database: &Location, n: u32) {
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n})
              INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
                  privacy_notice, created_at, id, status, confirmed_at,
-                 manage_nonce, last_interaction_at)
+                 manage_nonce, last_interaction_at, referral_code, line_number, line_key)
              SELECT 'p' || i || '@example.com', 'p' || i || '@example.com', 'Person ' || i,
                  '', '', 'general', '', '2026-11-24', 1795000000000 + i,
-                 'id' || i, 'confirmed', 1795000000000 + i, 'nonce' || i, 1795000000000 + i
+                 'id' || i, 'confirmed', 1795000000000 + i, 'nonce' || i, 1795000000000 + i,
+                 'code' || i, i, i
              FROM n"
         ),
+    );
+    sql(
+        database,
+        "INSERT INTO line_counts (bucket, stripe, n)
+         SELECT line_key / 4096, 0, COUNT(*) FROM waitlist GROUP BY line_key / 4096",
     );
 }
 

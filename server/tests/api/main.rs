@@ -10,6 +10,7 @@ mod links;
 mod mail;
 mod owner;
 mod proofs;
+mod referrals;
 mod routes;
 mod sign_ups;
 mod unsubscribe;

@@ -98,6 +98,53 @@ In you come.
 
 lathe_site_testkit::on_both_databases!(tells_the_receiver_of_each_event);
 
+/// A friend confirmed through a share link: `referral.credited` with the referrer's id,
+/// credits and new place, nothing of the friend.
+#[test]
+fn a_credited_referral_is_told_with_the_referrers_id_credits_and_place() {
+    let database = sqlite();
+    let (receiver, smtp) = (Receiver::start(), Smtp::start());
+    let app = telling(&database, &receiver, Some(&smtp));
+    crate::invitations::confirmed(
+        &app,
+        &smtp,
+        &database,
+        &["a@example.com", "b@example.com", "c@example.com"],
+        &[],
+    );
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 3);
+    let code = crate::helpers::sql_text(
+        &database,
+        "SELECT referral_code FROM waitlist WHERE email_key = 'c@example.com'",
+    );
+    let friend = lathe_site_testkit::sign_up_with("friend@example.org", "ref", &code);
+    assert_eq!(post(app.address, &friend).status, 201);
+    app.deliver_due();
+    let token = smtp.messages().last().unwrap().token("confirm").unwrap();
+    assert_eq!(
+        status_of(&post_token(app.address, "/api/waitlist/confirm", &token)).0,
+        200
+    );
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 2);
+    let got = receiver.deliveries();
+    let credited: Vec<_> = got
+        .iter()
+        .filter(|d| d.event["type"] == "referral.credited")
+        .collect();
+    let [credited] = credited[..] else {
+        panic!("one referral.credited in {:?}", types(&receiver))
+    };
+    let id = crate::helpers::sql_text(
+        &database,
+        "SELECT id FROM waitlist WHERE email_key = 'c@example.com'",
+    );
+    // Third of four, five places a friend: number 3 less 5 is the head of the line.
+    assert_eq!(
+        credited.event["data"],
+        serde_json::json!({ "id": id, "credits": 1, "place": 1 })
+    );
+}
+
 #[test]
 fn a_one_click_unsubscribe_is_told_as_entry_unsubscribed_with_the_id_alone() {
     let database = sqlite();

@@ -1,0 +1,321 @@
+//! The line (`lathe_core::line`) as the database keeps it: each entry standing in it has
+//! `line_key` (its confirmation number less the places its credits are worth) and
+//! `neg_credits`, and the line is the order of `(line_key, neg_credits, line_number)`,
+//! the core's [`key`](lathe_core::line::key). `line_counts` counts the entries in line by
+//! bucket of keys, so that a place is read from a few thousand small rows and at most one
+//! bucket of the index, however long the line (migration 0009).
+//!
+//! Every change to who stands where goes through here, in the transaction that makes it:
+//! [`join`] when an address is confirmed, [`leave`] when an entry is invited or erased,
+//! [`moved`] when a credit moves one.
+
+use serde::Serialize;
+use sqlx::{AnyConnection, Row};
+
+use super::{Backend, Store, StoreError};
+use crate::domain::token::random_u64;
+
+/// Keys in a bucket of `line_counts` (the same as in migration 0009, which filled it
+/// first: a test reads it there).
+pub const BUCKET_KEYS: i64 = 4096;
+/// Rows a bucket's count is spread over.
+const STRIPES: u64 = 8;
+
+/// The bucket of `key`: the key divided by [`BUCKET_KEYS`], rounded down.
+pub fn bucket(key: i64) -> i64 {
+    key.div_euclid(BUCKET_KEYS)
+}
+
+/// The same in SQL, for `column` (integer division rounds towards zero in both
+/// databases, so a negative key is taken on the other side of zero).
+fn bucket_sql(column: &str) -> String {
+    format!(
+        "CASE WHEN {column} >= 0 THEN {column} / {BUCKET_KEYS} \
+         ELSE -(({keys} - {column}) / {BUCKET_KEYS}) END",
+        keys = BUCKET_KEYS - 1
+    )
+}
+
+/// The SQL that gives the next confirmation number. PostgreSQL's sequence, so that
+/// concurrent confirmations never wait for each other (numbers taken by a confirmation
+/// that is rolled back are gaps, as invited entries leave: a credit then moves its
+/// referrer past fewer people). SQLite has one writer: one more than the largest.
+pub(super) const fn next_number(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Postgres => "nextval('line_numbers')",
+        Backend::Sqlite => "(SELECT COALESCE(MAX(line_number), 0) + 1 FROM waitlist)",
+    }
+}
+
+/// On PostgreSQL, makes the confirmation numbers' sequence if it is missing, and moves it
+/// past the largest number given (the migration's, or an import's). One server at a time.
+pub(super) async fn prepare(
+    connection: &mut AnyConnection,
+    backend: Backend,
+) -> Result<(), sqlx::Error> {
+    if backend != Backend::Postgres {
+        return Ok(());
+    }
+    let mut tx = sqlx::Connection::begin(&mut *connection).await?;
+    // Any number of our own: two servers starting at once take turns here.
+    sqlx::query("SELECT pg_advisory_xact_lock(7411093)")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("CREATE SEQUENCE IF NOT EXISTS line_numbers")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "SELECT setval('line_numbers', m) FROM (SELECT MAX(line_number) AS m FROM waitlist) AS given
+         WHERE m >= (SELECT last_value FROM line_numbers)",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await
+}
+
+/// The places a credit is worth as the keys in the database were made (the `settings`
+/// row `places_per_referral`), if a server has said.
+pub(super) async fn stored_places(
+    connection: &mut AnyConnection,
+) -> Result<Option<u32>, sqlx::Error> {
+    let value: Option<String> =
+        sqlx::query_scalar("SELECT value FROM settings WHERE name = 'places_per_referral'")
+            .fetch_optional(&mut *connection)
+            .await?;
+    Ok(value.and_then(|v| v.parse().ok()))
+}
+
+/// Counts `key` in the line, in `tx` (`delta` +1 when an entry joins, -1 when it leaves):
+/// on one of the bucket's rows, chosen at random (their sum is the count).
+async fn count(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    key: i64,
+    delta: i64,
+) -> Result<(), sqlx::Error> {
+    let stripe = i64::try_from(random_u64() % STRIPES).unwrap_or(0);
+    sqlx::query(
+        "INSERT INTO line_counts (bucket, stripe, n) VALUES ($1, $2, $3)
+         ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + excluded.n",
+    )
+    .bind(bucket(key))
+    .bind(stripe)
+    .bind(delta)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// An entry with `key` joined the line.
+pub(super) async fn join(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    key: i64,
+) -> Result<(), sqlx::Error> {
+    count(tx, key, 1).await
+}
+
+/// Entries with `keys` left the line (invited, or erased); `None`s were not in it.
+pub(super) async fn leave(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    keys: &[Option<i64>],
+) -> Result<(), sqlx::Error> {
+    for key in keys.iter().flatten() {
+        count(tx, *key, -1).await?;
+    }
+    Ok(())
+}
+
+/// An entry's key went from `from` to `to`.
+pub(super) async fn moved(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    from: i64,
+    to: i64,
+) -> Result<(), sqlx::Error> {
+    if bucket(from) != bucket(to) {
+        count(tx, from, -1).await?;
+        count(tx, to, 1).await?;
+    }
+    Ok(())
+}
+
+/// Where an entry stands, as its owner sees it (never who its friends are).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Standing {
+    /// Its place, 1 the next to be invited; `None` out of the line (not confirmed yet, or
+    /// invited).
+    pub place: Option<i64>,
+    /// How many stand in the line.
+    pub of: i64,
+    /// Its referral code, for its share link.
+    pub code: String,
+    /// Friends who signed up through its link (and are still on the list).
+    pub joined: i64,
+    /// Of those, how many confirmed their address.
+    pub confirmed: i64,
+    /// Friends credited to it.
+    pub credits: i64,
+    /// What a confirmed friend is worth, in places.
+    pub places_per_referral: u32,
+}
+
+impl Store {
+    /// The place of the entry with `key` (`line_key`, `neg_credits`, `line_number`), read
+    /// in `connection`: one more than the entries in the buckets before its own, and those
+    /// before it in its own bucket.
+    pub(super) async fn place_of(
+        connection: &mut AnyConnection,
+        (key, neg_credits, number): (i64, i64, i64),
+    ) -> Result<i64, sqlx::Error> {
+        let bucket = bucket(key);
+        sqlx::query_scalar(
+            "SELECT 1
+                 + COALESCE((SELECT CAST(SUM(n) AS BIGINT) FROM line_counts WHERE bucket < $1), 0)
+                 + (SELECT COUNT(*) FROM waitlist
+                    WHERE line_key IS NOT NULL AND line_key >= $2
+                      AND (line_key, neg_credits, line_number) < ($3, $4, $5))",
+        )
+        .bind(bucket)
+        .bind(bucket * BUCKET_KEYS)
+        .bind(key)
+        .bind(neg_credits)
+        .bind(number)
+        .fetch_one(&mut *connection)
+        .await
+    }
+
+    /// How many stand in the line. (PostgreSQL sums BIGINTs as NUMERIC: cast back.)
+    pub(super) async fn line_length(connection: &mut AnyConnection) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM line_counts")
+            .fetch_one(&mut *connection)
+            .await
+    }
+
+    /// Where the entry `id` stands, if there is one.
+    ///
+    /// # Errors
+    /// The database failing or unreachable.
+    pub async fn standing(&self, id: &str) -> Result<Option<Standing>, StoreError> {
+        self.guarded(async {
+            let mut connection = self.pool.acquire().await?;
+            let row = sqlx::query(
+                "SELECT referral_code, credits, line_key, neg_credits, line_number,
+                     (SELECT COUNT(*) FROM waitlist f WHERE f.referred_by = $1) AS joined,
+                     (SELECT COUNT(*) FROM waitlist f
+                      WHERE f.referred_by = $1 AND f.confirmed_at IS NOT NULL) AS confirmed
+                 FROM waitlist WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&mut *connection)
+            .await?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let key: Option<i64> = row.try_get("line_key")?;
+            let place = match key {
+                Some(key) => Some(
+                    Self::place_of(
+                        &mut connection,
+                        (
+                            key,
+                            row.try_get("neg_credits")?,
+                            row.try_get("line_number")?,
+                        ),
+                    )
+                    .await?,
+                ),
+                None => None,
+            };
+            Ok(Some(Standing {
+                place,
+                of: Self::line_length(&mut connection).await?,
+                code: row.try_get("referral_code")?,
+                joined: row.try_get("joined")?,
+                confirmed: row.try_get("confirmed")?,
+                credits: row.try_get("credits")?,
+                places_per_referral: self.places(),
+            }))
+        })
+        .await
+    }
+
+    /// What a credit is worth here, in places.
+    pub fn places(&self) -> u32 {
+        self.places.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Sets what a credit is worth (`--places-per-referral`) for every server and command
+    /// on this database: if the keys were made with another value, they are made again,
+    /// and the line's counts with them, in one transaction. Give every server on one
+    /// database the same value: the one started last sets it for all.
+    ///
+    /// # Errors
+    /// The database failing; nothing changed.
+    pub async fn set_places(&self, places: u32) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let was = stored_places(&mut tx).await?;
+        if was != Some(places) {
+            sqlx::query(
+                "UPDATE waitlist SET line_key = line_number - $1 * credits
+                 WHERE line_key IS NOT NULL",
+            )
+            .bind(i64::from(places))
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM line_counts")
+                .execute(&mut *tx)
+                .await?;
+            let bucket = bucket_sql("line_key");
+            sqlx::query(&format!(
+                "INSERT INTO line_counts (bucket, stripe, n)
+                 SELECT {bucket}, 0, COUNT(*) FROM waitlist WHERE line_key IS NOT NULL
+                 GROUP BY {bucket}"
+            ))
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM settings WHERE name = 'places_per_referral'")
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("INSERT INTO settings (name, value) VALUES ('places_per_referral', $1)")
+                .bind(places.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        self.places
+            .store(places, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_round_down_on_both_sides_of_zero() {
+        for (key, expected) in [
+            (0, 0),
+            (4095, 0),
+            (4096, 1),
+            (-1, -1),
+            (-4096, -1),
+            (-4097, -2),
+        ] {
+            assert_eq!(bucket(key), expected, "{key}");
+        }
+    }
+
+    #[test]
+    fn the_migration_made_its_buckets_as_these_are_made() {
+        let migration = include_str!("../../migrations/0009_line.sql");
+        let expected = bucket_sql("line_key").replace(' ', "");
+        assert_eq!(
+            migration
+                .replace([' ', '\n'], "")
+                .matches(&expected)
+                .count(),
+            2,
+            "{expected}"
+        );
+    }
+}

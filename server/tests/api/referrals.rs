@@ -1,0 +1,447 @@
+//! The line and referrals, on both databases: a confirmed friend moves their referrer
+//! ahead by the places a friend is worth; a friend with the referrer's own mailbox, on a
+//! disposable domain, already on the list, or whose mailbox earned a credit before (even
+//! for an entry since erased) earns nothing; a malformed or unknown code never stops a
+//! sign-up; the line after invitations and erasures; two instances racing to credit one
+//! mailbox credit it once; and the server's places against the core's rule
+//! (`lathe_core::line::place`) over random lines.
+
+use lathe_core::line::{Standing as CoreStanding, place};
+use lathe_site::store::Location;
+use lathe_site_testkit::{Email, Postgres, Smtp, json, post, post_token, sign_up, sign_up_with};
+use serde_json::Value;
+
+use crate::helpers::{TestApp, collecting, invite, mail, sql_text, unlimited};
+
+const CONFIRM: &str = "/api/waitlist/confirm";
+const MANAGE: &str = "/api/waitlist/manage";
+const ERASE: &str = "/api/waitlist/erase";
+
+/// A sign-up from `email` through the share link with `code`, as the form posts it.
+fn sign_up_by(email: &str, code: &str) -> String {
+    sign_up_with(email, "ref", code)
+}
+
+/// The latest email to `to`, after the due ones went.
+fn latest_to(app: &TestApp, smtp: &Smtp, to: &str) -> Email {
+    app.deliver_due();
+    smtp.messages()
+        .into_iter()
+        .rev()
+        .find(|e| e.to == to)
+        .unwrap_or_else(|| panic!("an email to {to}"))
+}
+
+/// Someone on the list: their manage link's token.
+struct Member {
+    manage: String,
+}
+
+impl Member {
+    /// What their manage page shows of the line.
+    fn line(&self, app: &TestApp) -> Value {
+        let reply = post_token(app.address, MANAGE, &self.manage);
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        json(&reply)["line"].clone()
+    }
+
+    fn place(&self, app: &TestApp) -> i64 {
+        self.line(app)["place"].as_i64().expect("a place")
+    }
+
+    fn code(&self, app: &TestApp) -> String {
+        self.line(app)["code"].as_str().unwrap().to_owned()
+    }
+}
+
+/// Signs up `email` (through `code`'s link, if given) and confirms it from its email:
+/// the member, and the confirmation's answer.
+fn join(app: &TestApp, smtp: &Smtp, email: &str, code: Option<&str>) -> (Member, Value) {
+    let body = match code {
+        Some(code) => sign_up_by(email, code),
+        None => sign_up(email),
+    };
+    assert_eq!(post(app.address, &body).status, 201);
+    let email = latest_to(app, smtp, email);
+    let confirm = email.token("confirm").expect("a confirmation link");
+    let answer = json(&post_token(app.address, CONFIRM, &confirm));
+    let manage = email.token("manage").expect("a manage link");
+    (Member { manage }, answer)
+}
+
+fn a_confirmed_friend_moves_their_referrer_ahead(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let mut members = Vec::new();
+    for n in 1..=10 {
+        let (member, answer) = join(&app, &smtp, &format!("m{n}@example.com"), None);
+        assert_eq!(answer["status"], "confirmed");
+        assert_eq!(answer["line"]["place"], n, "{answer}");
+        assert_eq!(answer["line"]["of"], n);
+        assert_eq!(answer["line"]["placesPerReferral"], 5);
+        members.push(member);
+    }
+    let code = members[9].code(&app);
+    assert_eq!(code.len(), 12, "{code}");
+    assert!(lathe_core::referral::is_code(&code));
+    assert_ne!(code, members[8].code(&app), "each entry has its own code");
+
+    // A friend who signs up through the link but has not confirmed yet: joined, not
+    // credited.
+    assert_eq!(
+        post(app.address, &sign_up_by("friend@example.org", &code)).status,
+        201
+    );
+    let line = members[9].line(&app);
+    assert_eq!(
+        (
+            &line["joined"],
+            &line["confirmed"],
+            &line["credits"],
+            &line["place"]
+        ),
+        (
+            &Value::from(1),
+            &Value::from(0),
+            &Value::from(0),
+            &Value::from(10)
+        ),
+        "{line}"
+    );
+    // Once they confirm, the tenth moves five places ahead, to 5 (of two keys of 5, the
+    // more credited goes first), and the friend stands last.
+    let email = latest_to(&app, &smtp, "friend@example.org");
+    let answer = json(&post_token(
+        app.address,
+        CONFIRM,
+        &email.token("confirm").unwrap(),
+    ));
+    assert_eq!(
+        (&answer["line"]["place"], &answer["line"]["of"]),
+        (&Value::from(11), &Value::from(11))
+    );
+    let line = members[9].line(&app);
+    assert_eq!(
+        (
+            &line["joined"],
+            &line["confirmed"],
+            &line["credits"],
+            &line["place"],
+            &line["of"]
+        ),
+        (
+            &Value::from(1),
+            &Value::from(1),
+            &Value::from(1),
+            &Value::from(5),
+            &Value::from(11)
+        ),
+        "{line}"
+    );
+    // Everyone else moved back by at most one place.
+    let places: Vec<i64> = members.iter().map(|m| m.place(&app)).collect();
+    assert_eq!(places, [1, 2, 3, 4, 6, 7, 8, 9, 10, 5]);
+    // The manage page shows no one's address but the member's own.
+    assert!(!members[9].line(&app).to_string().contains("friend"));
+}
+
+fn friends_that_earn_nothing(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let (referrer, _) = join(&app, &smtp, "a.da@gmail.com", None);
+    let (_, _) = join(&app, &smtp, "early@example.com", None);
+    let code = referrer.code(&app);
+    let credits = |app: &TestApp| referrer.line(app)["credits"].as_i64().unwrap();
+
+    // The referrer's own mailbox, however it is written; a disposable domain; an address
+    // already on the list (its repeat brings the code too late).
+    join(&app, &smtp, "ADA+waitlist@googlemail.com", Some(&code));
+    join(&app, &smtp, "someone@mailinator.com", Some(&code));
+    assert_eq!(
+        post(app.address, &sign_up_by("early@example.com", &code)).status,
+        201
+    );
+    let line = referrer.line(&app);
+    assert_eq!(
+        (&line["credits"], &line["joined"], &line["place"]),
+        (&Value::from(0), &Value::from(0), &Value::from(1)),
+        "none of them is a friend: {line}"
+    );
+
+    // A malformed, unknown or non-text code is ignored: the sign-up is stored all the same.
+    for (email, code) in [
+        ("m1@example.com", Value::from("short")),
+        ("m2@example.com", Value::from("AAAAAAAAAAAA")),
+        ("m3@example.com", Value::from(12)),
+        ("m4@example.com", Value::Null),
+    ] {
+        let mut body: Value = serde_json::from_str(&sign_up(email)).unwrap();
+        body["ref"] = code;
+        let reply = post(app.address, &body.to_string());
+        assert_eq!(reply.status, 201, "{}", reply.text());
+    }
+
+    // A friend earns one credit; their mailbox never earns another, whatever address
+    // leads to it, even once they have erased their entry and signed up again.
+    let (friend, _) = join(&app, &smtp, "grace.hopper@gmail.com", Some(&code));
+    assert_eq!(credits(&app), 1);
+    join(&app, &smtp, "gracehopper+2@gmail.com", Some(&code));
+    assert_eq!(credits(&app), 1);
+    assert_eq!(
+        json(&post_token(app.address, ERASE, &friend.manage))["status"],
+        "erased"
+    );
+    join(&app, &smtp, "grace.hopper@gmail.com", Some(&code));
+    assert_eq!(credits(&app), 1);
+    assert_eq!(
+        sql_text(database, "SELECT COUNT(*) FROM credited_mailboxes"),
+        "1"
+    );
+    // Kept as a keyed hash: no address, no mailbox in it.
+    let hash = sql_text(database, "SELECT mailbox_hash FROM credited_mailboxes");
+    assert!(!hash.contains('@') && hash.len() == 43, "{hash}");
+
+    // A referrer erased before their friend confirms earns nothing, and the friend's
+    // confirmation goes through.
+    let (gone, _) = join(&app, &smtp, "gone@example.com", None);
+    let gone_code = gone.code(&app);
+    assert_eq!(
+        post(app.address, &sign_up_by("late@example.net", &gone_code)).status,
+        201
+    );
+    post_token(app.address, ERASE, &gone.manage);
+    let email = latest_to(&app, &smtp, "late@example.net");
+    let answer = json(&post_token(
+        app.address,
+        CONFIRM,
+        &email.token("confirm").unwrap(),
+    ));
+    assert_eq!(answer["status"], "confirmed");
+    assert_eq!(
+        sql_text(database, "SELECT COUNT(*) FROM credited_mailboxes"),
+        "1"
+    );
+}
+
+fn the_line_after_invitations_and_erasures(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let members: Vec<Member> = (1..=6)
+        .map(|n| join(&app, &smtp, &format!("m{n}@example.com"), None).0)
+        .collect();
+    // Two friends of the sixth: 6 - 10 = -4, the head of the line.
+    let code = members[5].code(&app);
+    join(&app, &smtp, "f1@example.org", Some(&code));
+    join(&app, &smtp, "f2@example.org", Some(&code));
+    assert_eq!(members[5].place(&app), 1);
+
+    // A wave of two takes the line's first two, in its order.
+    let (ok, out, said) = invite(database, "Welcome\n\nHello {name}.", &["--count", "2"]);
+    assert!(ok, "{said}");
+    let invited: Vec<&str> = out.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(invited, ["m6@example.com", "m1@example.com"], "{out}");
+    let line = members[5].line(&app);
+    assert_eq!(
+        (&line["place"], &line["of"]),
+        (&Value::Null, &Value::from(6))
+    );
+    // An erasure leaves the line too.
+    post_token(app.address, ERASE, &members[2].manage);
+    let places: Vec<i64> = [1, 3, 4].iter().map(|&i| members[i].place(&app)).collect();
+    assert_eq!(places, [1, 2, 3]);
+    assert_eq!(members[1].line(&app)["of"], 5);
+}
+
+fn referrals_off_show_no_line_and_credit_nothing(database: &Location) {
+    let smtp = Smtp::start();
+    let mut config = collecting(database, unlimited());
+    if let Some(waitlist) = &mut config.waitlist {
+        waitlist.mail = Some(mail(&smtp));
+        waitlist.settings.places_per_referral = 0;
+    }
+    let app = TestApp::start(config);
+    let (member, answer) = join(&app, &smtp, "ada@example.com", None);
+    assert_eq!(answer, serde_json::json!({ "status": "confirmed" }));
+    let code = sql_text(
+        database,
+        "SELECT referral_code FROM waitlist WHERE email_key = 'ada@example.com'",
+    );
+    join(&app, &smtp, "grace@example.com", Some(&code));
+    let reply = json(&post_token(app.address, MANAGE, &member.manage));
+    assert_eq!(reply["status"], "found");
+    assert!(reply.get("line").is_none(), "{reply}");
+    assert_eq!(
+        sql_text(
+            database,
+            "SELECT COUNT(*) FROM waitlist WHERE referred_by IS NOT NULL"
+        ),
+        "0"
+    );
+}
+
+lathe_site_testkit::on_both_databases!(
+    a_confirmed_friend_moves_their_referrer_ahead,
+    friends_that_earn_nothing,
+    the_line_after_invitations_and_erasures,
+    referrals_off_show_no_line_and_credit_nothing,
+);
+
+/// Two instances on one PostgreSQL confirm, at once, two entries with one mailbox
+/// (`a.b@gmail.com` and `ab@gmail.com`) referred by the same member: one credit.
+#[test]
+fn two_instances_racing_credit_one_mailbox_once() {
+    let postgres = Postgres::start();
+    let smtp = Smtp::start();
+    let apps = [
+        TestApp::confirming(&postgres.location, &smtp),
+        TestApp::confirming(&postgres.location, &smtp),
+    ];
+    let (referrer, _) = join(&apps[0], &smtp, "ref@example.com", None);
+    let code = referrer.code(&apps[0]);
+    for round in 0..5 {
+        let twins = [
+            format!("t.w{round}@gmail.com"),
+            format!("tw{round}@gmail.com"),
+        ];
+        let tokens: Vec<String> = twins
+            .iter()
+            .map(|email| {
+                assert_eq!(post(apps[0].address, &sign_up_by(email, &code)).status, 201);
+                latest_to(&apps[0], &smtp, email).token("confirm").unwrap()
+            })
+            .collect();
+        let barrier = std::sync::Barrier::new(2);
+        std::thread::scope(|scope| {
+            for (app, token) in apps.iter().zip(&tokens) {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    barrier.wait();
+                    let answer = json(&post_token(app.address, CONFIRM, token));
+                    assert_eq!(answer["status"], "confirmed");
+                });
+            }
+        });
+        assert_eq!(
+            referrer.line(&apps[1])["credits"],
+            round + 1,
+            "round {round}"
+        );
+    }
+}
+
+/// The server's places against the core's rule: random lines (sign-ups through random
+/// members' links, confirmations, invitations, erasures), then every member's place as
+/// the manage page shows it, and the order a wave takes, each as
+/// `lathe_core::line::place` and `order` give them over the same standings.
+fn places_are_the_cores(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let mut random = Random(0x5eed_1a7e);
+    let mut members: Vec<(String, Member)> = Vec::new();
+    let mut pending: Vec<(String, String, String)> = Vec::new(); // email, confirm, manage
+    for n in 0..60 {
+        let email = format!("p{n}@example.com");
+        let body = match random.below(3) {
+            0 if !members.is_empty() => {
+                let (_, referrer) = &members[random.below(members.len())];
+                sign_up_by(&email, &referrer.code(&app))
+            }
+            _ => sign_up(&email),
+        };
+        assert_eq!(post(app.address, &body).status, 201);
+        let sent = latest_to(&app, &smtp, &email);
+        pending.push((
+            email,
+            sent.token("confirm").unwrap(),
+            sent.token("manage").unwrap(),
+        ));
+        // Confirm one of those waiting, at random, most of the time.
+        if random.below(4) > 0 {
+            let (email, confirm, manage) = pending.swap_remove(random.below(pending.len()));
+            assert_eq!(
+                json(&post_token(app.address, CONFIRM, &confirm))["status"],
+                "confirmed"
+            );
+            members.push((email, Member { manage }));
+        }
+        match random.below(12) {
+            0 => {
+                let expected = core_order(database);
+                let (ok, out, said) = invite(database, "Hi\n\nHello {name}.", &["--count", "2"]);
+                assert!(ok, "{said}");
+                let invited: Vec<String> = out
+                    .lines()
+                    .map(|l| l.split('\t').next().unwrap().to_owned())
+                    .collect();
+                let head: Vec<String> = expected.into_iter().take(2).collect();
+                assert_eq!(invited, head);
+            }
+            1 if !members.is_empty() => {
+                let (_, gone) = members.swap_remove(random.below(members.len()));
+                post_token(app.address, ERASE, &gone.manage);
+            }
+            _ => {}
+        }
+    }
+    let standings = standings(database);
+    let line: Vec<CoreStanding> = standings.iter().map(|(_, s)| *s).collect();
+    let mut checked = 0;
+    for (email, member) in &members {
+        let shown = member.line(&app);
+        match standings.iter().find(|(e, _)| e == email) {
+            Some((_, standing)) => {
+                let expected = place(*standing, &line, 5);
+                assert_eq!(shown["place"], expected, "{email}: {shown}");
+                checked += 1;
+            }
+            None => assert_eq!(shown["place"], Value::Null, "{email} was invited"),
+        }
+        assert_eq!(shown["of"], line.len());
+    }
+    assert!(checked > 10, "only {checked} places compared");
+    assert!(
+        line.iter().any(|s| s.credits > 0),
+        "no credit in the line: the seed tests nothing"
+    );
+}
+
+lathe_site_testkit::on_both_databases!(places_are_the_cores);
+
+/// Each entry in line, as the core sees it: its address, confirmation number and credits.
+fn standings(database: &Location) -> Vec<(String, CoreStanding)> {
+    let text = sql_text(
+        database,
+        "SELECT COALESCE(STRING_AGG(email || ' ' || line_number || ' ' || credits, ','), '')
+         FROM waitlist WHERE line_key IS NOT NULL",
+    );
+    text.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|row| {
+            let mut parts = row.split(' ');
+            let email = parts.next().unwrap().to_owned();
+            let confirmed = parts.next().unwrap().parse().unwrap();
+            let credits = parts.next().unwrap().parse().unwrap();
+            (email, CoreStanding { confirmed, credits })
+        })
+        .collect()
+}
+
+/// The addresses in line, in the core's order.
+fn core_order(database: &Location) -> Vec<String> {
+    let mut standings = standings(database);
+    standings.sort_by_key(|(_, s)| lathe_core::line::key(*s, 5));
+    standings.into_iter().map(|(email, _)| email).collect()
+}
+
+/// A small deterministic generator (SplitMix64): the same lines on every run.
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        usize::try_from((z ^ (z >> 31)) % n as u64).unwrap()
+    }
+}
