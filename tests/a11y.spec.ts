@@ -1,48 +1,5 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect, test } from "@playwright/test";
-import { coreReady, form, routes } from "./helpers";
-
-const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
-
-/** IBM's Equal Access engine, injected as axe is: by evaluation, which the CSP allows. */
-const ace = readFileSync(
-  createRequire(import.meta.url).resolve("accessibility-checker-engine/ace.js"),
-  "utf8",
-);
-
-/** What axe and IBM's Equal Access engine (WCAG 2.2 policy) find: two engines see more than one. */
-async function violations(page: Page) {
-  const axe = await new AxeBuilder({ page }).withTags(tags).analyze();
-  if (!((await page.evaluate("typeof ace")) === "object")) await page.evaluate(ace);
-  const ibm = await page.evaluate(async () => {
-    interface Result {
-      ruleId: string;
-      value: [string, string];
-      path: { dom: string };
-      message: string;
-    }
-    const checker = new (
-      globalThis as unknown as {
-        ace: {
-          Checker: new () => { check(d: Document, p: string[]): Promise<{ results: Result[] }> };
-        };
-      }
-    ).ace.Checker();
-    const report = await checker.check(document, ["WCAG_2_2"]);
-    return report.results
-      .filter((r) => r.value[0] === "VIOLATION" && r.value[1] === "FAIL")
-      .map((r) => ({ id: `ibm:${r.ruleId}`, nodes: [`${r.path.dom}: ${r.message}`] }));
-  });
-  return [
-    ...axe.violations.map((v) => ({
-      id: `axe:${v.id}`,
-      nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`),
-    })),
-    ...ibm,
-  ];
-}
+import { coreReady, form, routes, violations } from "./helpers";
 
 for (const scheme of ["light", "dark"] as const) {
   test.describe(`axe and IBM Equal Access, ${scheme} theme`, () => {

@@ -1,5 +1,8 @@
-import { routes as siteRoutes } from "../web/src/routes.ts";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect } from "@playwright/test";
+import { routes as siteRoutes } from "../web/src/routes.ts";
 
 /** The site's routes, from its one list of them. */
 export const routes = siteRoutes.map((route) => route.path);
@@ -113,3 +116,43 @@ export const firstPaintAndRequests = (page: Page) =>
       .map((e) => ({ path: new URL(e.name).pathname, start: e.startTime }));
     return { paint, requests };
   });
+
+const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+/** IBM's Equal Access engine, injected as axe is: by evaluation, which the CSP allows. */
+const ace = readFileSync(
+  createRequire(import.meta.url).resolve("accessibility-checker-engine/ace.js"),
+  "utf8",
+);
+
+/** What axe and IBM's Equal Access engine (WCAG 2.2 policy) find: two engines see more than one. */
+export async function violations(page: Page) {
+  const axe = await new AxeBuilder({ page }).withTags(tags).analyze();
+  if (!((await page.evaluate("typeof ace")) === "object")) await page.evaluate(ace);
+  const ibm = await page.evaluate(async () => {
+    interface Result {
+      ruleId: string;
+      value: [string, string];
+      path: { dom: string };
+      message: string;
+    }
+    const checker = new (
+      globalThis as unknown as {
+        ace: {
+          Checker: new () => { check(d: Document, p: string[]): Promise<{ results: Result[] }> };
+        };
+      }
+    ).ace.Checker();
+    const report = await checker.check(document, ["WCAG_2_2"]);
+    return report.results
+      .filter((r) => r.value[0] === "VIOLATION" && r.value[1] === "FAIL")
+      .map((r) => ({ id: `ibm:${r.ruleId}`, nodes: [`${r.path.dom}: ${r.message}`] }));
+  });
+  return [
+    ...axe.violations.map((v) => ({
+      id: `axe:${v.id}`,
+      nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`),
+    })),
+    ...ibm,
+  ];
+}

@@ -17,7 +17,7 @@ const nginx = `http://127.0.0.1:${process.env.LATHE_NGINX_PORT ?? "0"}`;
 /** The server's binary: the Makefile's (LATHE_SITE), or the release build. */
 const server = process.env.LATHE_SITE ?? "target/release/lathe-site";
 /** The tests with a waitlist server of their own (tests/waitlistServer.ts). */
-const waitlist = ["waitlist.spec.ts", "confirmation.spec.ts", "owner.spec.ts"];
+const waitlist = ["waitlist.spec.ts", "confirmation.spec.ts", "owner.spec.ts", "referral.spec.ts"];
 /** Not Playwright's: the engine tour runs in its own projects, the consumer projects under make test-package. */
 const notHere = ["engines.spec.ts", "consumers/**"];
 

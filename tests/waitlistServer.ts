@@ -63,7 +63,7 @@ export interface Server {
   thaw(): void;
   /** Everything stored, as the owner exports it. */
   entries(): Promise<Entry[]>;
-  /** Invites the `count` earliest confirmed entries with the owner's `letter` (a wave). */
+  /** Invites the first `count` entries in line with the owner's `letter` (a wave). */
   invite(letter: string, count: number): Promise<void>;
 }
 

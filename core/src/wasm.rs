@@ -247,6 +247,13 @@ pub fn is_valid_email(email: &str) -> bool {
     validation::is_valid_email(email)
 }
 
+/// Whether `code` has a referral code's shape: the page sends the `?ref=` it was opened
+/// with only if it does (`referral::is_code`).
+#[wasm_bindgen(js_name = isReferralCode)]
+pub fn is_referral_code(code: &str) -> bool {
+    crate::referral::is_code(code)
+}
+
 /// The module's memory, for a `Float32Array` view over `Background.shapesPtr()`.
 /// (Not named `memory`: that is the wasm module's own export.)
 #[wasm_bindgen(js_name = wasmMemory, unchecked_return_type = "WebAssembly.Memory")]

@@ -19,6 +19,14 @@ export const fontStorageKey = "font";
 /** Where a draft of the form is kept in this tab's sessionStorage until it is sent. */
 export const draftStorageKey = "lathe:waitlist-draft";
 
+/** A share link's query parameter: `/?ref=CODE`, on any page. */
+export const referralParam = "ref";
+/**
+ * Where the code of the share link a visitor arrived by is kept for the visit, in this
+ * tab's sessionStorage (builds that collect sign-ups only).
+ */
+export const referralStorageKey = "lathe:ref";
+
 /**
  * The footer's id. The pre-paint script holds the first paint back until the footer has
  * arrived (`<link rel="expect" blocking="render">`), so that a page whose HTML comes in

@@ -274,6 +274,24 @@ describe("WaitlistForm", () => {
       expect(await screen.findByRole("heading", { name: "Thank you!" })).toBeInTheDocument();
     });
 
+    it("sends the referral code the visit came with, if the core says it is one", async () => {
+      for (const [kept, sent] of [
+        ["AbC-_09xyzQW", "AbC-_09xyzQW"],
+        ["not a code", undefined],
+      ] as const) {
+        sessionStorage.setItem("lathe:ref", kept);
+        const calls = fakeServer();
+        const { user, unmount } = setup({ core, endpoint: "/api/waitlist" });
+        await fillValid(user);
+        await user.click(submitButton());
+        const body = JSON.parse(calls[0]?.init.body as string) as Record<string, unknown>;
+        expect(body.ref).toBe(sent);
+        unmount();
+        vi.unstubAllGlobals();
+      }
+      sessionStorage.clear();
+    });
+
     it("gives up after 10 s, abandons the request and keeps everything", async () => {
       const calls = fakeServer();
       const { user } = setup({ core, endpoint: "/api/waitlist" });

@@ -3,6 +3,7 @@ import { challengeUrl, waitlistEndpoint } from "../config";
 import { type Core, type Field, constants } from "../core";
 import { company } from "../content/company";
 import { fieldText, formText } from "../content/form";
+import { useReferral } from "../hooks/useReferral";
 import { useWaitlistForm } from "../hooks/useWaitlistForm";
 import { FieldControl } from "./FieldControl";
 import { FormField } from "./FormField";
@@ -29,11 +30,17 @@ export function WaitlistForm({
   unavailable,
   endpoint = waitlistEndpoint,
 }: WaitlistFormProps) {
+  const referral = useReferral(core, endpoint !== null);
   const form = useWaitlistForm(
     core,
     endpoint === null
       ? null
-      : { endpoint, privacyNotice: formText.privacyVersion, challenge: challengeUrl(endpoint) },
+      : {
+          endpoint,
+          privacyNotice: formText.privacyVersion,
+          challenge: challengeUrl(endpoint),
+          referral,
+        },
   );
   const idPrefix = useId();
   const id = (field: Field | "website") => `${idPrefix}-${field}`;

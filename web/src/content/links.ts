@@ -73,3 +73,41 @@ export const manageText = {
   erased:
     "We have deleted your entry and every email waiting to go to you. We keep only the fact that an entry was erased, and when: nothing about you.",
 } as const;
+
+/** An ordinal in English: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 1,204th. */
+function ordinal(n: number): string {
+  const suffixes = { one: "st", two: "nd", few: "rd", other: "th" } as const;
+  const rule = new Intl.PluralRules("en-GB", { type: "ordinal" }).select(n);
+  const suffix = rule in suffixes ? suffixes[rule as keyof typeof suffixes] : "th";
+  return `${count(n)}${suffix}`;
+}
+
+/** A count with thousands separated: 1,204. */
+function count(n: number): string {
+  return n.toLocaleString("en-GB");
+}
+
+/** The visitor's place in line and share link, on both pages (never who their friends are). */
+export const lineText = {
+  heading: "Your place in line",
+  place: (place: number, of: number) => `${ordinal(place)} of ${count(of)}`,
+  placeLabel: "Your place",
+  notInLine: {
+    pending: "You get a place in line once you confirm your address.",
+    unconfirmed: "You get a place in line once you confirm your address.",
+    invited: "You are invited: you have left the line.",
+    confirmed: "Your place is being worked out: reload the page in a moment.",
+  },
+  shareLabel: "Your share link",
+  shareHint: (places: number) =>
+    `Each friend who joins through your link and confirms their address moves you ${count(places)} ${places === 1 ? "place" : "places"} ahead.`,
+  copy: "Copy link",
+  copied: "Copied. Paste it anywhere you like.",
+  copyFailed: "Copying was refused: select the link and copy it yourself.",
+  share: "Share...",
+  shareTitle: "Join me on the Lathe waitlist",
+  friends: (joined: number, confirmed: number) =>
+    joined === 0
+      ? "No friends have joined through your link yet."
+      : `${count(joined)} ${joined === 1 ? "friend has" : "friends have"} joined through your link; ${count(confirmed)} confirmed.`,
+} as const;

@@ -131,6 +131,8 @@ export interface Core {
   createForm(options?: { readonly sending?: boolean; readonly proof?: boolean }): FormHandle;
   /** A new background for a `width` × `height` viewport; the same seed, the same shapes. */
   createBackground(variant: Variant, width: number, height: number, seed: number): BackgroundHandle;
+  /** Whether `code` has a referral code's shape (the share link's `?ref=`). */
+  isReferralCode(code: string): boolean;
 }
 
 type Package = typeof import("lathe-core/web");
@@ -231,5 +233,6 @@ function createCore(pkg: Package): Core {
         },
       };
     },
+    isReferralCode: (code) => pkg.isReferralCode(code),
   };
 }

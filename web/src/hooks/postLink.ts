@@ -22,13 +22,45 @@ export interface StoredEntry {
   readonly wave: number | null;
 }
 
+/**
+ * Where an entry stands in the line, as the server says (on a confirmation, and with an
+ * entry): never who its friends are. Absent when referrals are off.
+ */
+export interface LineStanding {
+  /** 1 is the next to be invited; null out of the line (not confirmed yet, or invited). */
+  readonly place: number | null;
+  /** How many stand in the line. */
+  readonly of: number;
+  /** The entry's referral code: its share link is `/?ref=CODE`. */
+  readonly code: string;
+  /** Friends who signed up through the link. */
+  readonly joined: number;
+  /** Of those, how many confirmed. */
+  readonly confirmed: number;
+  /** What a confirmed friend is worth, in places. */
+  readonly placesPerReferral: number;
+}
+
 /** How a request about a link ended: the server's word for it, or `failed`. */
 export type LinkAnswer =
-  | { readonly status: "found"; readonly entry: StoredEntry }
+  | { readonly status: "found"; readonly entry: StoredEntry; readonly line?: LineStanding }
+  | { readonly status: "confirmed"; readonly line?: LineStanding }
   | {
-      readonly status:
-        "confirmed" | "erased" | "sent" | "used" | "expired" | "unknown" | "invalid" | "failed";
+      readonly status: "erased" | "sent" | "used" | "expired" | "unknown" | "invalid" | "failed";
     };
+
+/** `value` if it is a standing as the server sends one. */
+function standing(value: unknown): LineStanding | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const line = value as Record<string, unknown>;
+  const counts = ["of", "joined", "confirmed", "placesPerReferral"].every(
+    (key) => typeof line[key] === "number",
+  );
+  const place = line.place === null || typeof line.place === "number";
+  return counts && place && typeof line.code === "string"
+    ? (line as unknown as LineStanding)
+    : undefined;
+}
 
 const known = new Set(["confirmed", "erased", "sent", "used", "expired", "unknown", "invalid"]);
 
@@ -47,11 +79,17 @@ export async function postLink(action: LinkAction, token: string): Promise<LinkA
       cache: "no-store",
       signal: AbortSignal.timeout(constants.form.deliveryTimeoutMs),
     });
-    const body = (await response.json()) as { status?: unknown; entry?: unknown } | null;
+    const body = (await response.json()) as {
+      status?: unknown;
+      entry?: unknown;
+      line?: unknown;
+    } | null;
     const status = body?.status;
+    const line = standing(body?.line);
     if (status === "found" && response.ok && typeof body?.entry === "object" && body.entry) {
-      return { status, entry: body.entry as StoredEntry };
+      return { status, entry: body.entry as StoredEntry, ...(line && { line }) };
     }
+    if (status === "confirmed" && response.ok) return { status, ...(line && { line }) };
     if (typeof status === "string" && known.has(status)) {
       return { status } as LinkAnswer;
     }

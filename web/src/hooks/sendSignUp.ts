@@ -1,8 +1,8 @@
 import type { FormValues, ReportedFieldError } from "../core";
 
 /**
- * What the form posts: its values, the privacy notice's version, the honeypot, and its
- * proof of work when it has one.
+ * What the form posts: its values, the privacy notice's version, the honeypot, its proof
+ * of work when it has one, and the referral code the visit came with, if any.
  */
 export interface SignUp extends FormValues {
   /** The version of the privacy notice shown beside the form. */
@@ -11,6 +11,8 @@ export interface SignUp extends FormValues {
   readonly website: string;
   /** The proof of work (ALTCHA's payload), when the server asks for one. */
   readonly altcha?: string;
+  /** The code of the share link the visitor came by, if any. */
+  readonly ref?: string;
 }
 
 /** The server's reasons for refusing a sign-up's proof of work. */

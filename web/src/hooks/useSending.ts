@@ -13,6 +13,8 @@ export interface SendTo {
    * a form that sends without one.
    */
   readonly challenge: string | null;
+  /** The code of the share link the visitor came by (`ref`), or null. */
+  readonly referral: string | null;
 }
 
 /** A form's sending: what `useSending` returns. */
@@ -51,6 +53,7 @@ export function useSending(
 
   const endpoint = sendTo?.endpoint;
   const privacyNotice = sendTo?.privacyNotice ?? "";
+  const referral = sendTo?.referral ?? null;
   const flush = useCallback(
     function flush(form: FormHandle) {
       if (endpoint === undefined) return;
@@ -64,6 +67,7 @@ export function useSending(
         privacyNotice,
         website: honeypot.current,
         ...(altcha === null ? {} : { altcha }),
+        ...(referral === null ? {} : { ref: referral }),
       };
       void sendSignUp(endpoint, signUp, controller.signal).then((delivery) => {
         // A form since disposed, or a request abandoned: nobody waits for the answer.
@@ -83,7 +87,7 @@ export function useSending(
         }
       });
     },
-    [endpoint, privacyNotice, handle, show],
+    [endpoint, privacyNotice, referral, handle, show],
   );
   const send = useCallback(
     (form: FormHandle, value: string) => {

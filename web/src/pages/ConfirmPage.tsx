@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { confirmText, linkProblems } from "../content/links";
 import { pages } from "../content/site";
-import { type LinkAnswer, postLink } from "../hooks/postLink";
+import { PlaceInLine } from "../components/PlaceInLine";
+import { type LineStanding, type LinkAnswer, postLink } from "../hooks/postLink";
 import { useLinkToken } from "../hooks/useLinkToken";
 import { usePageMeta } from "../hooks/usePageMeta";
 
@@ -10,7 +11,8 @@ type Step = "ready" | "confirming" | "resending" | LinkAnswer["status"];
 /**
  * Where the confirmation email's link leads. Opening it changes nothing: the address is
  * confirmed only when the visitor presses the button, so the mail scanners that open
- * every link confirm nothing. An expired link offers a new one.
+ * every link confirm nothing. An expired link offers a new one. Once confirmed, the
+ * visitor's place in line and share link (unless the server has referrals off).
  */
 export function ConfirmPage() {
   usePageMeta(pages.confirm);
@@ -21,6 +23,7 @@ export function ConfirmPage() {
 
 function ConfirmLink({ token }: { readonly token: string | undefined }) {
   const [step, setStep] = useState<Step>("ready");
+  const [line, setLine] = useState<LineStanding | undefined>();
   const said = useRef<HTMLParagraphElement>(null);
 
   // Each outcome is read out and takes focus, so that keyboard and screen-reader users
@@ -32,7 +35,9 @@ function ConfirmLink({ token }: { readonly token: string | undefined }) {
   const send = async (action: "confirm" | "resend") => {
     if (!token) return;
     setStep(action === "confirm" ? "confirming" : "resending");
-    setStep((await postLink(action, token)).status);
+    const answer = await postLink(action, token);
+    if (answer.status === "confirmed") setLine(answer.line);
+    setStep(answer.status);
   };
 
   const outcome: Partial<Record<Step, string>> = {
@@ -80,6 +85,7 @@ function ConfirmLink({ token }: { readonly token: string | undefined }) {
         {step !== "confirmed" && step !== "used" && (
           <p className="link-note">{confirmText.notYou}</p>
         )}
+        {step === "confirmed" && line && <PlaceInLine line={line} status="confirmed" />}
       </div>
     </div>
   );

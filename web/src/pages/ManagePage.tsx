@@ -3,7 +3,8 @@ import { interestLabels } from "../content/form";
 import { linkProblems, manageText } from "../content/links";
 import { pages } from "../content/site";
 import type { Interest } from "../core";
-import { type StoredEntry, postLink } from "../hooks/postLink";
+import { PlaceInLine } from "../components/PlaceInLine";
+import { type LineStanding, type StoredEntry, postLink } from "../hooks/postLink";
 import { useLinkToken } from "../hooks/useLinkToken";
 import { usePageMeta } from "../hooks/usePageMeta";
 
@@ -12,12 +13,18 @@ type Step =
   | {
       readonly kind: "shown";
       readonly entry: StoredEntry;
+      /** Where it stands in the line (undefined when referrals are off). */
+      readonly line: LineStanding | undefined;
       /** The erase button was pressed: the page asks before erasing. */
       readonly asking: boolean;
       /** The last erase could not reach the server. */
       readonly failed?: boolean;
     }
-  | { readonly kind: "erasing"; readonly entry: StoredEntry }
+  | {
+      readonly kind: "erasing";
+      readonly entry: StoredEntry;
+      readonly line: LineStanding | undefined;
+    }
   | { readonly kind: "erased" }
   | { readonly kind: "problem"; readonly text: string; readonly retry: "load" | "erase" | null };
 
@@ -97,7 +104,7 @@ function ManageLink({ token }: { readonly token: string | undefined }) {
       if (!current) return;
       setStep(
         answer.status === "found"
-          ? { kind: "shown", entry: answer.entry, asking: false }
+          ? { kind: "shown", entry: answer.entry, line: answer.line, asking: false }
           : {
               kind: "problem",
               text: problemText(answer.status),
@@ -120,13 +127,13 @@ function ManageLink({ token }: { readonly token: string | undefined }) {
     }
   }, [step]);
 
-  const erase = async (entry: StoredEntry) => {
+  const erase = async (entry: StoredEntry, line: LineStanding | undefined) => {
     if (!token) return;
-    setStep({ kind: "erasing", entry });
+    setStep({ kind: "erasing", entry, line });
     const answer = await postLink("erase", token);
     if (answer.status === "erased") setStep({ kind: "erased" });
     else if (answer.status === "failed")
-      setStep({ kind: "shown", entry, asking: true, failed: true });
+      setStep({ kind: "shown", entry, line, asking: true, failed: true });
     else setStep({ kind: "problem", text: problemText(answer.status), retry: null });
   };
 
@@ -167,6 +174,7 @@ function ManageLink({ token }: { readonly token: string | undefined }) {
         )}
         {(step.kind === "shown" || step.kind === "erasing") && (
           <>
+            {step.line && <PlaceInLine line={step.line} status={step.entry.status} />}
             <dl className="entry-list">
               {rows(step.entry).map(([label, value]) => (
                 <div key={label}>
@@ -205,7 +213,7 @@ function ManageLink({ token }: { readonly token: string | undefined }) {
                     type="button"
                     className="button button-primary"
                     disabled={step.kind === "erasing"}
-                    onClick={() => void erase(step.entry)}
+                    onClick={() => void erase(step.entry, step.line)}
                   >
                     {step.kind === "erasing" ? manageText.erasing : manageText.eraseYes}
                   </button>
@@ -214,7 +222,7 @@ function ManageLink({ token }: { readonly token: string | undefined }) {
                     className="button button-secondary"
                     disabled={step.kind === "erasing"}
                     onClick={() => {
-                      setStep({ kind: "shown", entry: step.entry, asking: false });
+                      setStep({ kind: "shown", entry: step.entry, line: step.line, asking: false });
                     }}
                   >
                     {manageText.eraseNo}
