@@ -9,7 +9,7 @@ import { type Engine, type Session, startSession } from "./engines/driver";
 import { demo } from "../web/src/content/demo";
 import { routes } from "./helpers";
 // The waitlist's server (started only by the tests that use it).
-import { test as base } from "./waitlistServer";
+import { test as base, joinByRequest, lastEmailTo, linkIn } from "./waitlistServer";
 
 const test = base.extend<
   { driver: WebDriver; url: (path: string) => string },
@@ -267,6 +267,68 @@ test.describe("the collecting form, with proof of work", () => {
     );
     expect(scripted).toEqual([400, "no-proof"]);
     expect((await server.entries()).map((e) => e.email)).toEqual(["ada@example.com"]);
+    expect(await errors(driver)).toEqual([]);
+  });
+});
+
+test.describe("a place in line that a friend improves", () => {
+  test.use({ confirming: true, serverOptions: ["--sign-ups-per-minute", "0"] });
+
+  test("a friend opens the share link on /contact, signs up and confirms; the referrer moves ahead", async ({
+    driver,
+    request,
+    server,
+    mailbox,
+  }) => {
+    await joinByRequest(request, { server, mailbox }, "early1@example.com", 1);
+    await joinByRequest(request, { server, mailbox }, "early2@example.com", 2);
+    const referrer = await joinByRequest(request, { server, mailbox }, "ref@example.com", 3);
+    expect(referrer.line?.place).toBe(3);
+    const code = referrer.line?.code ?? "";
+
+    // The friend, in this engine: the code leaves the address bar and goes with the form.
+    await driver.get(`${server.url}/contact?ref=${code}`);
+    await hydrated(driver);
+    expect(await driver.getCurrentUrl()).toBe(`${server.url}/contact`);
+    const field = (label: string) =>
+      driver.findElement(
+        By.xpath(
+          `//label[starts-with(normalize-space(.), "${label}")]/following::*[self::input or self::textarea][1]`,
+        ),
+      );
+    const submit = () => driver.findElement(By.css("form.waitlist-form button[type=submit]"));
+    await until(driver, () => submit().then((b) => b.isEnabled()), Boolean);
+    await fill(driver, await field("Full name"), "Grace Hopper");
+    await fill(driver, await field("Email address"), "grace@example.org");
+    await fill(driver, await field("Message"), "A compiler explorer, please.");
+    await click(driver, await submit());
+    await until(
+      driver,
+      () => script<boolean>(driver, 'return Boolean(document.querySelector(".thank-you"))'),
+      Boolean,
+    );
+    await driver.get(
+      linkIn(await lastEmailTo(mailbox, "grace@example.org", 4), server.url, "confirm"),
+    );
+    await hydrated(driver);
+    await click(driver, await driver.findElement(By.xpath('//button[.="Confirm my address"]')));
+    const lineText = () =>
+      script<string | null>(
+        driver,
+        'return document.querySelector(".line-card")?.innerText ?? null',
+      );
+    const friendLine = await until(driver, lineText, (text) => text !== null);
+    expect(friendLine).toContain("4th of 4");
+    expect(await errors(driver)).toEqual([]);
+
+    // The referrer's manage page: third less five places, the head of the line.
+    await driver.get(
+      linkIn(await lastEmailTo(mailbox, "ref@example.com", 4), server.url, "manage"),
+    );
+    await hydrated(driver);
+    const referrerLine = await until(driver, lineText, (text) => text !== null);
+    expect(referrerLine).toContain("1st of 4");
+    expect(referrerLine).toContain("1 friend has joined through your link; 1 confirmed.");
     expect(await errors(driver)).toEqual([]);
   });
 });

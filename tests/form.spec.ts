@@ -201,3 +201,21 @@ test("a privacy notice beneath the button says who keeps what, how long, and lin
   await notice.getByRole("link", { name: "GDPR Compliance Policy" }).click();
   await expect(page).toHaveURL("/gdpr");
 });
+
+test("the original site ignores a share link's ref: nothing kept, nothing sent, the address as it came", async ({
+  page,
+}) => {
+  const requests: string[] = [];
+  await page.goto("/contact?ref=AbC-_09xyzQW");
+  await coreReady(page);
+  page.on("request", (r) => requests.push(r.url()));
+  await form(page).name.fill("Ada Lovelace");
+  await form(page).email.fill("ada@example.com");
+  await form(page).message.fill("I'd like to build a dashboard.");
+  await form(page).submit.click();
+  await page.clock.runFor(2000);
+  await expect(page.getByRole("heading", { name: "Thank you!" })).toBeVisible();
+  expect(requests).toEqual([]);
+  expect(new URL(page.url()).search).toBe("?ref=AbC-_09xyzQW");
+  expect(await page.evaluate(() => Object.keys(sessionStorage))).not.toContain("lathe:ref");
+});

@@ -5,18 +5,18 @@
 // one confirmed friend and a better place. Accessible in both themes (axe and IBM's
 // Equal Access).
 import { type APIRequestContext, type Page, expect } from "@playwright/test";
-import { coreReady, form, privacyVersion, violations, watch } from "./helpers";
-import { type Mailbox, type Server, linkIn, test } from "./waitlistServer";
+import { coreReady, form, violations, watch } from "./helpers";
+import {
+  type Mailbox,
+  type Server,
+  joinByRequest,
+  lastEmailTo,
+  linkIn,
+  test,
+} from "./waitlistServer";
 
 // Every sign-up here comes from one address (loopback): no allowance.
 test.use({ confirming: true, serverOptions: ["--sign-ups-per-minute", "0"] });
-
-/** The last email to `email`, once `n` emails have come in all. */
-async function lastTo(mailbox: Mailbox, email: string, n: number) {
-  const found = (await mailbox.emails(n)).filter((e) => e.to === email).at(-1);
-  if (!found) throw new Error(`no email to ${email}`);
-  return found;
-}
 
 /** `count` people who signed up and confirmed before anyone here: the line's head. */
 async function earlier(
@@ -26,17 +26,7 @@ async function earlier(
   count: number,
 ) {
   for (let n = 1; n <= count; n++) {
-    const email = `early${String(n)}@example.com`;
-    const answer = await request.post(`${server.url}/api/waitlist`, {
-      data: { name: "Early Bird", email, message: "Hello", privacyNotice: privacyVersion },
-    });
-    expect(answer.status()).toBe(201);
-    const token = linkIn(await lastTo(mailbox, email, n), server.url, "confirm").split("#")[1];
-    const confirmed = await request.post(`${server.url}/api/waitlist/confirm`, {
-      data: { token },
-      headers: { Origin: server.url },
-    });
-    expect(confirmed.status()).toBe(200);
+    await joinByRequest(request, { server, mailbox }, `early${String(n)}@example.com`, n);
   }
 }
 
@@ -53,7 +43,7 @@ async function signUp(page: Page, name: string, email: string) {
 
 /** Opens the confirmation link of `email`'s last email and presses the button. */
 async function confirm(page: Page, server: Server, mailbox: Mailbox, email: string, n: number) {
-  await page.goto(linkIn(await lastTo(mailbox, email, n), server.url, "confirm"));
+  await page.goto(linkIn(await lastEmailTo(mailbox, email, n), server.url, "confirm"));
   await page.getByRole("button", { name: "Confirm my address" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("You're confirmed");
 }
@@ -88,7 +78,7 @@ test("a friend who joins through the share link and confirms moves the visitor a
   await line(page).getByRole("button", { name: "Copy link" }).click();
   await expect(line(page)).toContainText("Copied. Paste it anywhere you like.");
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
-  const manage = linkIn(await lastTo(mailbox, "ada@example.com", 7), server.url, "manage");
+  const manage = linkIn(await lastEmailTo(mailbox, "ada@example.com", 7), server.url, "manage");
 
   // A friend, in a browser of their own, opens the link on /contact: the code is kept for
   // the visit and leaves the address bar; they sign up and confirm.

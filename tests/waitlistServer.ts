@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { test as base, expect } from "@playwright/test";
+import { type APIRequestContext, test as base, expect } from "@playwright/test";
+import { privacyVersion } from "./helpers";
 import { said } from "./said";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -108,6 +109,38 @@ export function unsubscribeLinkIn(email: Email, url: string): string {
   if (!link) throw new Error(`no unsubscribe link in: ${email.text}`);
   expect(link.startsWith(`${siteUrl}/api/waitlist/unsubscribe?token=v1.u.`)).toBe(true);
   return url + link.slice(siteUrl.length);
+}
+
+/** The last email to `to`, once `n` emails have come in all. */
+export async function lastEmailTo(mailbox: Mailbox, to: string, n: number): Promise<Email> {
+  const found = (await mailbox.emails(n)).filter((e) => e.to === to).at(-1);
+  if (!found) throw new Error(`no email to ${to}`);
+  return found;
+}
+
+/**
+ * Signs `email` up and confirms it with requests, as the form and the confirmation page
+ * send them (its email the `n`th in all, and `ref` the code of a share link, if given):
+ * the confirmation's answer.
+ */
+export async function joinByRequest(
+  request: APIRequestContext,
+  { server, mailbox }: { server: Server; mailbox: Mailbox },
+  email: string,
+  n: number,
+  ref?: string,
+): Promise<{ status: string; line?: { place: number | null; of: number; code: string } }> {
+  const answer = await request.post(`${server.url}/api/waitlist`, {
+    data: { name: "Early Bird", email, message: "Hello", privacyNotice: privacyVersion, ref },
+  });
+  expect(answer.status()).toBe(201);
+  const link = linkIn(await lastEmailTo(mailbox, email, n), server.url, "confirm");
+  const confirmed = await request.post(`${server.url}/api/waitlist/confirm`, {
+    data: { token: link.split("#")[1] },
+    headers: { Origin: server.url },
+  });
+  expect(confirmed.status()).toBe(200);
+  return (await confirmed.json()) as Awaited<ReturnType<typeof joinByRequest>>;
 }
 
 /** Starts the SMTP server on a port the system picks, writing what it accepts into `folder`. */
