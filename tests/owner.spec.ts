@@ -44,10 +44,13 @@ test("the owner's page charts the list, in both themes and at 320 px, axe clean"
     await expect(byStatus).toHaveText(["unconfirmed4", "pending0", "confirmed0", "invited0"]);
     const byInterest = page.getByRole("list", { name: "By interest" }).getByRole("listitem");
     await expect(byInterest).toHaveText(["developer2", "general1", "press1"]);
+    await expect(page.getByRole("region", { name: "Referrals" })).toContainText(
+      "Nobody has confirmed yet.",
+    );
     const days = page.getByRole("img", { name: /^Sign-ups and confirmations a day/ });
     await expect(days.locator("g")).toHaveCount(30);
     await expect(days.locator("g").last().locator("title")).toHaveText(
-      /: 4 sign-ups, 0 confirmations$/,
+      /: 4 sign-ups \(0 through a share link\), 0 confirmations$/,
     );
     const results = await new AxeBuilder({ page }).withTags(tags).analyze();
     expect(results.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);

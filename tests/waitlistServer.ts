@@ -35,6 +35,8 @@ export interface Entry {
   confirmed_at: string | null;
   invited_at: string | null;
   wave: number | null;
+  place: number | null;
+  referrals: number;
 }
 
 /** An email as the SMTP server received it, its body decoded as a mail client shows it. */

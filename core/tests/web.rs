@@ -6,9 +6,7 @@
 use js_sys::{Float32Array, JSON, Reflect, RegExp};
 use lathe_core::background::{BackgroundConstants, Simulation, Variant};
 use lathe_core::validation::{EMAIL_PATTERN, JS_WHITESPACE};
-use lathe_core::wasm::{
-    Background, WaitlistForm, is_referral_code, is_valid_email, wasm_memory,
-};
+use lathe_core::wasm::{Background, WaitlistForm, is_referral_code, is_valid_email, wasm_memory};
 use tsify::Ts;
 use wasm_bindgen::{JsCast, JsError, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -134,7 +132,13 @@ fn the_email_rule_agrees_with_the_browser_on_generated_strings() {
 #[wasm_bindgen_test]
 fn a_referral_code_is_twelve_characters_of_base64url() {
     assert!(is_referral_code("AbC-_09xyzQW"));
-    for not in ["", "AbC-_09xyzQ", "AbC+/09xyzQW", "AbC-_09xyz\u{fffd}", "AbC-_09xyzQW "] {
+    for not in [
+        "",
+        "AbC-_09xyzQ",
+        "AbC+/09xyzQW",
+        "AbC-_09xyz\u{fffd}",
+        "AbC-_09xyzQW ",
+    ] {
         assert!(!is_referral_code(not), "{not:?}");
     }
 }

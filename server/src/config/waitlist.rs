@@ -69,9 +69,21 @@ pub enum WaitlistCommand {
     /// emails queued, sent and failed.
     Waves,
     /// Prints the list's figures: entries by status and by interest, the confirmation
-    /// rate, sign-ups and confirmations a day for the last 30 days, the waves and the
-    /// outbox.
+    /// rate, the share of confirmed entries that came through a share link and the viral
+    /// coefficient (credited referrals per confirmed entry), sign-ups (and those through
+    /// a link) and confirmations a day for the last 30 days, the waves and the outbox.
     Stats,
+    /// Lists the entries whose share links brought the most friends: each one's id,
+    /// friends signed up, confirmed and credited, and place. Few confirmed of many
+    /// signed up flags a farm of fake friends. Addresses only with --with-addresses.
+    Referrers {
+        /// How many to list.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+        top: u32,
+        /// Also print each one's address (last column).
+        #[arg(long)]
+        with_addresses: bool,
+    },
     /// Prints how many emails are queued (or waiting to be tried again), sent and failed.
     Outbox,
     /// Deletes what the privacy notice says is kept no longer (the server does this when

@@ -41,6 +41,11 @@ pub struct Entry {
     pub invited_at: Option<i64>,
     /// The wave they were invited in (1, 2, ...).
     pub wave: Option<i64>,
+    /// Their place in line (1 the next to be invited), while they stand in it: confirmed
+    /// and not invited.
+    pub place: Option<i64>,
+    /// Friends who joined through their share link and confirmed, each a credit.
+    pub referrals: i64,
 }
 
 impl Entry {
@@ -61,6 +66,8 @@ impl Entry {
             confirmed_at: None,
             invited_at: None,
             wave: None,
+            place: None,
+            referrals: 0,
         }
     }
 }

@@ -66,9 +66,9 @@ async fn page(State(owner): State<Owner>) -> Response {
 
 const STYLE: &str = "\
 :root{color-scheme:light dark;--bg:#fff;--text:#1f2328;--muted:#59636e;--line:#d1d9e0;\
---a:#0b5cad;--b:#1a7f37;--track:#eef1f4}\
+--a:#0b5cad;--b:#1a7f37;--c:#8250df;--track:#eef1f4}\
 @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--text:#e6edf3;--muted:#9198a1;\
---line:#3d444d;--a:#58a6ff;--b:#3fb950;--track:#21262d}}\
+--line:#3d444d;--a:#58a6ff;--b:#3fb950;--c:#d2a8ff;--track:#21262d}}\
 *{box-sizing:border-box}\
 body{margin:0;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,sans-serif}\
 main{max-width:52rem;margin:0 auto;padding:1rem}\
@@ -79,7 +79,7 @@ a{color:var(--a)}p{margin:.25rem 0}.muted{color:var(--muted)}\
 .bars li{display:grid;grid-template-columns:minmax(6rem,9rem) 1fr 3.5rem;gap:.5rem;align-items:center}\
 .bars span:last-child{text-align:right;font-variant-numeric:tabular-nums}\
 .bars svg{width:100%;height:.9rem;display:block}\
-.track{fill:var(--track)}.a{fill:var(--a)}.b{fill:var(--b)}\
+.track{fill:var(--track)}.a{fill:var(--a)}.b{fill:var(--b)}.c{fill:var(--c)}\
 .days{width:100%;height:10rem;display:block;border-bottom:1px solid var(--line)}\
 .axis{display:flex;justify-content:space-between;font-size:.85rem}\
 .legend{display:flex;flex-wrap:wrap;gap:1rem;margin:.5rem 0;padding:0;list-style:none}\
@@ -142,6 +142,21 @@ fn figures(stats: &Stats) -> String {
         "<section aria-labelledby=\"rate\"><h2 id=\"rate\">Confirmation rate</h2>{rate}</section>"
     );
     out.push_str(&days(stats));
+    let referrals = match (stats.referred_share(), stats.viral_coefficient()) {
+        (Some(share), Some(coefficient)) => format!(
+            "<p class=\"figure\">{:.0} %</p><p class=\"muted\">{} of the {} confirmed came through a friend's share link.</p>\
+             <p>Viral coefficient: {coefficient:.2} ({} referrals credited, per confirmed entry).</p>",
+            share * 100.0,
+            stats.referred_confirmed,
+            stats.confirmed(),
+            stats.credits
+        ),
+        _ => "<p>Nobody has confirmed yet.</p>".to_owned(),
+    };
+    let _ = write!(
+        out,
+        "<section aria-labelledby=\"referrals\"><h2 id=\"referrals\">Referrals</h2>{referrals}</section>"
+    );
     let _ = write!(
         out,
         "<section aria-labelledby=\"interest\"><h2 id=\"interest\">By interest</h2>{}</section>",
@@ -190,17 +205,24 @@ fn days(stats: &Stats) -> String {
     for (i, day) in stats.days.iter().enumerate() {
         let x = i as f64 * width;
         let height = |n: i64| n as f64 * 100.0 / largest;
+        // The sign-ups' column in two: those who came by themselves, and on top those who
+        // came through a share link.
         let _ = write!(
             columns,
-            "<g><title>{}: {} sign-ups, {} confirmations</title>\
+            "<g><title>{}: {} sign-ups ({} through a share link), {} confirmations</title>\
              <rect class=\"a\" x=\"{:.1}\" y=\"{:.2}\" width=\"4\" height=\"{:.2}\"/>\
+             <rect class=\"c\" x=\"{:.1}\" y=\"{:.2}\" width=\"4\" height=\"{:.2}\"/>\
              <rect class=\"b\" x=\"{:.1}\" y=\"{:.2}\" width=\"4\" height=\"{:.2}\"/></g>",
             &time(day.starts_at)[..10],
             day.sign_ups,
+            day.referred,
             day.confirmations,
             x + 1.0,
+            100.0 - height(day.sign_ups - day.referred),
+            height(day.sign_ups - day.referred),
+            x + 1.0,
             100.0 - height(day.sign_ups),
-            height(day.sign_ups),
+            height(day.referred),
             x + 5.0,
             100.0 - height(day.confirmations),
             height(day.confirmations),
@@ -220,9 +242,10 @@ fn days(stats: &Stats) -> String {
     for day in stats.days.iter().rev() {
         let _ = write!(
             rows,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             &time(day.starts_at)[..10],
             day.sign_ups,
+            day.referred,
             day.confirmations
         );
     }
@@ -233,14 +256,15 @@ fn days(stats: &Stats) -> String {
     };
     format!(
         "<section aria-labelledby=\"days\"><h2 id=\"days\">Sign-ups and confirmations, the last {n} days</h2>\
-         <ul class=\"legend\"><li>{}Sign-ups</li><li>{}Confirmations</li></ul>\
+         <ul class=\"legend\"><li>{}Sign-ups</li><li>{}of them through a share link</li><li>{}Confirmations</li></ul>\
          <svg class=\"days\" viewBox=\"0 0 {w} 100\" preserveAspectRatio=\"none\" role=\"img\" \
          aria-label=\"Sign-ups and confirmations a day, from {first} to {last}: the table below has each day's figures\">{columns}</svg>\
          <p class=\"axis\"><span>{first}</span><span>{last}</span></p>\
          <details><summary>Each day's figures</summary><div class=\"scroll\"><table>\
-         <thead><tr><th>Day (UTC)</th><th class=\"n\">Sign-ups</th><th class=\"n\">Confirmations</th></tr></thead>\
+         <thead><tr><th>Day (UTC)</th><th class=\"n\">Sign-ups</th><th class=\"n\">Through a link</th><th class=\"n\">Confirmations</th></tr></thead>\
          <tbody>{rows}</tbody></table></div></details></section>",
         swatch("a"),
+        swatch("c"),
         swatch("b"),
         n = stats.days.len(),
         w = stats.days.len() * 10,

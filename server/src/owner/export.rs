@@ -15,7 +15,7 @@ use crate::store::StoreError;
 use super::OwnerError;
 
 /// The CSV's columns, in order: [`Entry`]'s fields.
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 16] = [
     "email",
     "name",
     "company",
@@ -30,6 +30,8 @@ const HEADER: [&str; 14] = [
     "confirmed_at",
     "invited_at",
     "wave",
+    "place",
+    "referrals",
 ];
 
 /// A visitor's text as a CSV cell that a spreadsheet shows and never runs, as OWASP's
@@ -95,6 +97,8 @@ pub async fn csv(
             &when(entry.confirmed_at),
             &when(entry.invited_at),
             &entry.wave.map(number).unwrap_or_default(),
+            &entry.place.map(number).unwrap_or_default(),
+            &number(entry.referrals),
         ])?;
     }
     writer.flush()?;
@@ -168,6 +172,8 @@ mod tests {
         repeated.last_repeat_at = Some(1_795_000_060_000);
         repeated.status = Status::Confirmed;
         repeated.confirmed_at = Some(1_795_000_120_000);
+        repeated.place = Some(3);
+        repeated.referrals = 1;
         let mut out = Vec::new();
         run(csv(
             stream(vec![entry("=HYPERLINK(\"x\")", "hi"), repeated]),
@@ -176,9 +182,9 @@ mod tests {
         .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\",\"invited_at\",\"wave\"\n\
-             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\",\"unconfirmed\",\"\",\"\",\"\"\n\
-             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\",\"confirmed\",\"2026-11-18T11:08:40.000Z\",\"\",\"\"\n"
+            "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\",\"invited_at\",\"wave\",\"place\",\"referrals\"\n\
+             \"ada@example.com\",\"'=HYPERLINK(\"\"x\"\")\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"hi\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"0\",\"\",\"unconfirmed\",\"\",\"\",\"\",\"\",\"0\"\n\
+             \"ada@example.com\",\"Ada\",\"\",\"CTO, \"\"Engines\"\"\",\"press\",\"line 1\nline 2\",\"2026-11-22\",\"2026-11-18T11:06:40.123Z\",\"2\",\"2026-11-18T11:07:40.000Z\",\"confirmed\",\"2026-11-18T11:08:40.000Z\",\"\",\"\",\"3\",\"1\"\n"
         );
     }
 

@@ -176,6 +176,10 @@ async fn run(
             invite(store, &wave, &mut out).await?;
         }
         WaitlistCommand::Waves => waves(store, &mut out).await?,
+        WaitlistCommand::Referrers {
+            top,
+            with_addresses,
+        } => referrers(store, top, with_addresses, &mut out).await?,
         WaitlistCommand::Stats => {
             let stats = store.stats(crate::now_ms(), STATS_DAYS).await?;
             write!(out, "{}", report(&stats))?;
@@ -189,6 +193,34 @@ async fn run(
                 file.display()
             )?;
         }
+    }
+    Ok(())
+}
+
+/// `referrers`: a header, then a line each, tab-separated.
+async fn referrers(
+    store: &Store,
+    top: u32,
+    with_addresses: bool,
+    out: &mut impl Write,
+) -> Result<(), OwnerError> {
+    let email_column = if with_addresses { "\temail" } else { "" };
+    writeln!(
+        out,
+        "id\tsigned up\tconfirmed\tcredited\tplace{email_column}"
+    )?;
+    for r in store.referrers(top).await? {
+        let place = r.place.map(|p| p.to_string()).unwrap_or_default();
+        let email = if with_addresses {
+            format!("\t{}", r.email)
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{place}{email}",
+            r.id, r.joined, r.confirmed, r.credits
+        )?;
     }
     Ok(())
 }
@@ -221,14 +253,26 @@ pub fn report(stats: &Stats) -> String {
         .map(|(interest, n)| format!("{interest} {n}"))
         .collect();
     let _ = writeln!(text, "by interest: {}", interests.join(", "));
-    let _ = writeln!(text, "day (UTC)\tsign-ups\tconfirmations");
+    let _ = match (stats.referred_share(), stats.viral_coefficient()) {
+        (Some(share), Some(coefficient)) => writeln!(
+            text,
+            "referred {:.0} % of confirmed ({} of {}); viral coefficient {coefficient:.2} ({} credited)",
+            share * 100.0,
+            stats.referred_confirmed,
+            stats.confirmed(),
+            stats.credits
+        ),
+        _ => writeln!(text, "referrals: nobody confirmed yet"),
+    };
+    let _ = writeln!(text, "day (UTC)\tsign-ups\tthrough a link\tconfirmations");
     for day in &stats.days {
         let date = time(day.starts_at);
         let _ = writeln!(
             text,
-            "{}\t{}\t{}",
+            "{}\t{}\t{}\t{}",
             &date[..10],
             day.sign_ups,
+            day.referred,
             day.confirmations
         );
     }

@@ -406,9 +406,10 @@ impl Store {
             Some(status) => sqlx::query(ENTRIES_WITH_STATUS.as_str()).bind(status.as_str()),
             None => sqlx::query(ENTRIES.as_str()),
         };
-        query
-            .fetch(&self.pool)
-            .map(|row| row.and_then(|row| entry(&row)).map_err(StoreError::from))
+        query.fetch(&self.pool).map(|row| {
+            row.and_then(|row| entry(&row, row.try_get("place")?))
+                .map_err(StoreError::from)
+        })
     }
 
     /// The entry for `email` (compared in NFC, without case), if there is one.
@@ -416,13 +417,17 @@ impl Store {
     /// # Errors
     /// The database failing.
     pub async fn find(&self, email: &str) -> Result<Option<Entry>, StoreError> {
+        let mut connection = self.pool.acquire().await?;
         let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM waitlist WHERE email_key = $1"
         ))
         .bind(email_key(email))
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *connection)
         .await?;
-        Ok(row.as_ref().map(entry).transpose()?)
+        Ok(match row {
+            Some(row) => Some(entry_with_place(&mut connection, &row).await?),
+            None => None,
+        })
     }
 
     /// Erases the entry for `email` (compared in NFC, without case) and the emails
@@ -477,14 +482,18 @@ impl Store {
         manage_nonce: &str,
     ) -> Result<Option<Entry>, StoreError> {
         self.guarded(async {
+            let mut connection = self.pool.acquire().await?;
             let row = sqlx::query(&format!(
                 "SELECT {COLUMNS} FROM waitlist WHERE id = $1 AND manage_nonce = $2"
             ))
             .bind(id)
             .bind(manage_nonce)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *connection)
             .await?;
-            row.as_ref().map(entry).transpose()
+            Ok(match row {
+                Some(row) => Some(entry_with_place(&mut connection, &row).await?),
+                None => None,
+            })
         })
         .await
     }
@@ -548,17 +557,28 @@ impl Store {
     }
 }
 
+/// An entry's columns, with its key in the line (for its place) and its credits.
 const COLUMNS: &str = "email, name, company, role, interest, message, privacy_notice, created_at, \
-     repeats, last_repeat_at, status, confirmed_at, invited_at, wave";
+     repeats, last_repeat_at, status, confirmed_at, invited_at, wave, credits, \
+     line_key, neg_credits, line_number";
+
+/// Every entry's place, in one pass over the rows selected (which hold the whole line
+/// whenever they hold any of it: all, or every confirmed entry): its number in the line's
+/// order. Reading each place on its own would cost a query an entry.
+const PLACES: &str = "CASE WHEN line_key IS NULL THEN NULL ELSE ROW_NUMBER() OVER \
+     (PARTITION BY line_key IS NULL ORDER BY line_key, neg_credits, line_number) END AS place";
 
 static ENTRIES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!("SELECT {COLUMNS} FROM waitlist ORDER BY created_at, email_key")
+    format!("SELECT {COLUMNS}, {PLACES} FROM waitlist ORDER BY created_at, email_key")
 });
 static ENTRIES_WITH_STATUS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!("SELECT {COLUMNS} FROM waitlist WHERE status = $1 ORDER BY created_at, email_key")
+    format!(
+        "SELECT {COLUMNS}, {PLACES} FROM waitlist WHERE status = $1 ORDER BY created_at, email_key"
+    )
 });
 
-fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
+/// The entry in `row` (selected with [`COLUMNS`]), at `place`.
+fn entry(row: &sqlx::any::AnyRow, place: Option<i64>) -> Result<Entry, sqlx::Error> {
     let interest: String = row.try_get("interest")?;
     Ok(Entry {
         email: row.try_get("email")?,
@@ -578,7 +598,18 @@ fn entry(row: &sqlx::any::AnyRow) -> Result<Entry, sqlx::Error> {
         confirmed_at: row.try_get("confirmed_at")?,
         invited_at: row.try_get("invited_at")?,
         wave: row.try_get("wave")?,
+        place,
+        referrals: row.try_get("credits")?,
     })
+}
+
+/// The entry in `row` (selected with [`COLUMNS`] alone), its place read in `connection`.
+async fn entry_with_place(
+    connection: &mut sqlx::AnyConnection,
+    row: &sqlx::any::AnyRow,
+) -> Result<Entry, sqlx::Error> {
+    let place = Store::place_in_row(connection, row).await?;
+    entry(row, place)
 }
 
 pub(super) fn status(row: &sqlx::any::AnyRow) -> Result<Status, sqlx::Error> {

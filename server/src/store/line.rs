@@ -158,7 +158,55 @@ pub struct Standing {
     pub places_per_referral: u32,
 }
 
+/// An entry whose share link brought friends, as the owner lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Referrer {
+    /// Its id (as in its links and webhook events).
+    pub id: String,
+    /// Its address (printed only when asked for).
+    pub email: String,
+    /// Friends who signed up through its link and are still on the list.
+    pub joined: i64,
+    /// Of those, how many confirmed.
+    pub confirmed: i64,
+    /// Friends credited to it.
+    pub credits: i64,
+    /// Its place, while it stands in the line.
+    pub place: Option<i64>,
+}
+
 impl Store {
+    /// The `top` entries whose links brought the most friends (then the most confirmed).
+    ///
+    /// # Errors
+    /// The database failing.
+    pub async fn referrers(&self, top: u32) -> Result<Vec<Referrer>, StoreError> {
+        let mut connection = self.pool.acquire().await?;
+        let rows = sqlx::query(
+            "SELECT r.id, r.email, r.credits, r.line_key, r.neg_credits, r.line_number,
+                 COUNT(*) AS joined, COUNT(f.confirmed_at) AS confirmed
+             FROM waitlist r JOIN waitlist f ON f.referred_by = r.id
+             GROUP BY r.id, r.email, r.credits, r.line_key, r.neg_credits, r.line_number
+             ORDER BY joined DESC, confirmed DESC, r.id LIMIT $1",
+        )
+        .bind(i64::from(top))
+        .fetch_all(&mut *connection)
+        .await?;
+        let mut referrers = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let place = Self::place_in_row(&mut connection, row).await?;
+            referrers.push(Referrer {
+                id: row.try_get("id")?,
+                email: row.try_get("email")?,
+                joined: row.try_get("joined")?,
+                confirmed: row.try_get("confirmed")?,
+                credits: row.try_get("credits")?,
+                place,
+            });
+        }
+        Ok(referrers)
+    }
+
     /// The place of the entry with `key` (`line_key`, `neg_credits`, `line_number`), read
     /// in `connection`: one more than the entries in the buckets before its own, and those
     /// before it in its own bucket.
@@ -181,6 +229,29 @@ impl Store {
         .bind(number)
         .fetch_one(&mut *connection)
         .await
+    }
+
+    /// The place of the entry in `row` (which has its `line_key`, `neg_credits` and
+    /// `line_number`), read in `connection`; `None` out of the line.
+    pub(super) async fn place_in_row(
+        connection: &mut AnyConnection,
+        row: &sqlx::any::AnyRow,
+    ) -> Result<Option<i64>, sqlx::Error> {
+        let key: Option<i64> = row.try_get("line_key")?;
+        Ok(match key {
+            Some(key) => Some(
+                Self::place_of(
+                    connection,
+                    (
+                        key,
+                        row.try_get("neg_credits")?,
+                        row.try_get("line_number")?,
+                    ),
+                )
+                .await?,
+            ),
+            None => None,
+        })
     }
 
     /// How many stand in the line. (PostgreSQL sums BIGINTs as NUMERIC: cast back.)

@@ -28,7 +28,7 @@ use crate::domain::token::{random_code, random_id};
 pub use entries::{Confirmed, Proof, ProofUsed, Resent, SignedUp};
 pub use erasures::Purged;
 pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
-pub use line::Standing;
+pub use line::{Referrer, Standing};
 pub use location::{Backend, Location, LocationError};
 pub use outbox::{Claimed, Counts, Recipient};
 pub use stats::{Day, Stats};

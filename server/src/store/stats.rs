@@ -1,6 +1,6 @@
 //! The figures the owner watches the list by: entries by status and by interest, sign-ups
-//! and confirmations a day, the confirmation rate, the waves, the unsubscribes and the
-//! outbox.
+//! (and those through a share link) and confirmations a day, the confirmation rate, the
+//! referrals, the waves, the unsubscribes and the outbox.
 
 use sqlx::Row;
 
@@ -17,6 +17,8 @@ pub struct Day {
     pub starts_at: i64,
     /// Entries that signed up that day (and are still on the list).
     pub sign_ups: i64,
+    /// Of those, the ones that came through a share link (a friend of an entry).
+    pub referred: i64,
     /// Addresses confirmed that day.
     pub confirmations: i64,
 }
@@ -38,12 +40,33 @@ pub struct Stats {
     pub outbox: Counts,
     /// Entries erased by their one-click unsubscribe, ever (the erasures' records).
     pub unsubscribed: i64,
+    /// Confirmed entries (confirmed or invited) that came through a share link.
+    pub referred_confirmed: i64,
+    /// Referrals credited, ever, to entries still on the list.
+    pub credits: i64,
 }
 
 impl Stats {
     /// How many entries there are.
     pub fn entries(&self) -> i64 {
         self.by_status.iter().map(|(_, n)| n).sum()
+    }
+
+    /// Confirmed entries (confirmed or invited).
+    pub fn confirmed(&self) -> i64 {
+        self.confirmed_of_asked.0
+    }
+
+    /// The share of confirmed entries that came through a share link, if any confirmed.
+    pub fn referred_share(&self) -> Option<f64> {
+        let confirmed = self.confirmed();
+        (confirmed > 0).then(|| self.referred_confirmed as f64 / confirmed as f64)
+    }
+
+    /// The viral coefficient: referrals credited per confirmed entry, if any confirmed.
+    pub fn viral_coefficient(&self) -> Option<f64> {
+        let confirmed = self.confirmed();
+        (confirmed > 0).then(|| self.credits as f64 / confirmed as f64)
     }
 
     /// The share of the asked who confirmed, if anyone was asked.
@@ -87,10 +110,10 @@ impl Store {
         .await?;
         let today = now.div_euclid(DAY_MS);
         let first = today - i64::from(days.max(1)) + 1;
-        let per_day = |column: &'static str| async move {
+        let per_day = |column: &'static str, only: &'static str| async move {
             let rows = sqlx::query(&format!(
                 "SELECT {column} / {DAY_MS} AS day, COUNT(*) AS n FROM waitlist
-                 WHERE {column} >= $1 GROUP BY {column} / {DAY_MS}"
+                 WHERE {column} >= $1 {only} GROUP BY {column} / {DAY_MS}"
             ))
             .bind(first * DAY_MS)
             .fetch_all(&self.pool)
@@ -99,8 +122,17 @@ impl Store {
                 .map(|row| Ok((row.try_get::<i64, _>("day")?, row.try_get::<i64, _>("n")?)))
                 .collect::<Result<Vec<_>, sqlx::Error>>()
         };
-        let sign_ups = per_day("created_at").await?;
-        let confirmations = per_day("confirmed_at").await?;
+        let sign_ups = per_day("created_at", "").await?;
+        let referred = per_day("created_at", "AND referred_by IS NOT NULL").await?;
+        let confirmations = per_day("confirmed_at", "").await?;
+        let (referred_confirmed, credits): (i64, i64) = sqlx::query_as(
+            "SELECT COUNT(referred_by), CAST(COALESCE(SUM(credits), 0) AS BIGINT) FROM waitlist
+             WHERE status IN ($1, $2)",
+        )
+        .bind(Status::Confirmed.as_str())
+        .bind(Status::Invited.as_str())
+        .fetch_one(&self.pool)
+        .await?;
         let on = |counts: &[(i64, i64)], day: i64| {
             counts
                 .iter()
@@ -114,6 +146,7 @@ impl Store {
                 .map(|day| Day {
                     starts_at: day * DAY_MS,
                     sign_ups: on(&sign_ups, day),
+                    referred: on(&referred, day),
                     confirmations: on(&confirmations, day),
                 })
                 .collect(),
@@ -124,6 +157,8 @@ impl Store {
                 .bind(ErasedBy::Unsubscribed.as_str())
                 .fetch_one(&self.pool)
                 .await?,
+            referred_confirmed,
+            credits,
         })
     }
 }

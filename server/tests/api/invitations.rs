@@ -197,7 +197,7 @@ fn the_owner_sees_two_waves_of_five(database: &Location) {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",\"invited_at\",\"wave\"")
+            .ends_with(",\"invited_at\",\"wave\",\"place\",\"referrals\"")
     );
 }
 
@@ -435,17 +435,27 @@ fn the_owner_reads_the_lists_figures(database: &Location) {
     );
     assert_eq!(lines[1], "confirmation rate 75 % (3 of 4 asked)");
     assert_eq!(lines[2], "by interest: enterprise 3, developer 1");
-    assert_eq!(lines[3], "day (UTC)\tsign-ups\tconfirmations");
-    let days = &lines[4..34];
+    assert_eq!(
+        lines[3],
+        "referred 0 % of confirmed (0 of 3); viral coefficient 0.00 (0 credited)"
+    );
+    assert_eq!(
+        lines[4],
+        "day (UTC)\tsign-ups\tthrough a link\tconfirmations"
+    );
+    let days = &lines[5..35];
     assert_eq!(days.len(), 30);
     let date = |ms: i64| lathe_site::domain::time(ms)[..10].to_owned();
-    assert_eq!(days[27], format!("{}\t2\t0", date(noon(2))));
-    assert_eq!(days[28], format!("{}\t1\t0", date(noon(1))));
-    assert_eq!(days[29], format!("{}\t1\t3", date(noon(0))));
-    assert!(days[..27].iter().all(|d| d.ends_with("\t0\t0")), "{days:?}");
-    assert_eq!(lines[34], "waves 1: 1 invited; 0 unsubscribed");
-    assert_eq!(lines[35], "outbox: queued 1, sent 4, failed 0");
-    assert_eq!(lines.len(), 36);
+    assert_eq!(days[27], format!("{}\t2\t0\t0", date(noon(2))));
+    assert_eq!(days[28], format!("{}\t1\t0\t0", date(noon(1))));
+    assert_eq!(days[29], format!("{}\t1\t0\t3", date(noon(0))));
+    assert!(
+        days[..27].iter().all(|d| d.ends_with("\t0\t0\t0")),
+        "{days:?}"
+    );
+    assert_eq!(lines[35], "waves 1: 1 invited; 0 unsubscribed");
+    assert_eq!(lines[36], "outbox: queued 1, sent 4, failed 0");
+    assert_eq!(lines.len(), 37);
 }
 
 lathe_site_testkit::on_both_databases!(the_owner_reads_the_lists_figures);

@@ -48,14 +48,14 @@ fn the_owner_exports_shows_and_erases_entries() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\",\"invited_at\",\"wave\""
+        "\"email\",\"name\",\"company\",\"role\",\"interest\",\"message\",\"privacy_notice\",\"created_at\",\"repeats\",\"last_repeat_at\",\"status\",\"confirmed_at\",\"invited_at\",\"wave\",\"place\",\"referrals\""
     );
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with(
         "\"ada@example.com\",\"Ada Lovelace\",\"Analytical Engines\",\"CTO\",\"enterprise\",\"A booking app, please.\",\"2026-11-22\",\""
     ));
     assert!(
-        lines[1].ends_with("\",\"0\",\"\",\"unconfirmed\",\"\",\"\",\"\""),
+        lines[1].ends_with("\",\"0\",\"\",\"unconfirmed\",\"\",\"\",\"\",\"\",\"0\""),
         "{}",
         lines[1]
     );

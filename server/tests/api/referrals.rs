@@ -8,7 +8,9 @@
 
 use lathe_core::line::{Standing as CoreStanding, place};
 use lathe_site::store::Location;
-use lathe_site_testkit::{Email, Postgres, Smtp, json, post, post_token, sign_up, sign_up_with};
+use lathe_site_testkit::{
+    Email, Postgres, Smtp, json, owner, post, post_token, sign_up, sign_up_with,
+};
 use serde_json::Value;
 
 use crate::helpers::{TestApp, collecting, invite, mail, sql_text, unlimited};
@@ -143,6 +145,49 @@ fn a_confirmed_friend_moves_their_referrer_ahead(database: &Location) {
     assert_eq!(places, [1, 2, 3, 4, 6, 7, 8, 9, 10, 5]);
     // The manage page shows no one's address but the member's own.
     assert!(!members[9].line(&app).to_string().contains("friend"));
+
+    // The owner's tools: the referrers, the figures, the export.
+    let id = sql_text(
+        database,
+        "SELECT id FROM waitlist WHERE email_key = 'm10@example.com'",
+    );
+    let (ok, out, said) = owner(database, &["referrers", "--top", "5"]);
+    assert!(ok, "{said}");
+    assert_eq!(
+        out,
+        format!("id\tsigned up\tconfirmed\tcredited\tplace\n{id}\t1\t1\t1\t5\n")
+    );
+    let (_, out, _) = owner(database, &["referrers", "--with-addresses"]);
+    assert!(out.ends_with("\t5\tm10@example.com\n"), "{out}");
+    let (_, stats, _) = owner(database, &["stats"]);
+    assert!(
+        stats.contains(
+            "\nreferred 9 % of confirmed (1 of 11); viral coefficient 0.09 (1 credited)\n"
+        ),
+        "{stats}"
+    );
+    let today = stats.lines().rev().nth(2).unwrap();
+    assert!(
+        today.ends_with("\t11\t1\t11"),
+        "sign-ups, through a link, confirmations: {today}"
+    );
+    let exported = lathe_site_testkit::export(database);
+    let row = |email: &str| {
+        exported
+            .iter()
+            .find(|e| e["email"] == email)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        (
+            &row("m10@example.com")["place"],
+            &row("m10@example.com")["referrals"]
+        ),
+        (&Value::from(5), &Value::from(1))
+    );
+    assert_eq!(row("m5@example.com")["place"], 6);
+    assert_eq!(row("friend@example.org")["place"], 11);
 }
 
 fn friends_that_earn_nothing(database: &Location) {

@@ -232,7 +232,7 @@ Hello
         "a column pair a day"
     );
     assert!(
-        page.contains(": 3 sign-ups, 1 confirmations</title>"),
+        page.contains(": 3 sign-ups (0 through a share link), 1 confirmations</title>"),
         "today"
     );
     assert!(

@@ -89,6 +89,7 @@ export const gdpr: LegalDocument = {
         `When you join the waitlist we email you a link to confirm your address; it works for ${String(confirmLinkHours)} hours, and confirms nothing until you press the button on the page it opens. We email only confirmed addresses about the beta. An address not confirmed within ${String(pendingDays)} days is deleted with everything sent with it. Your last interaction is when you signed up, confirmed, or we last emailed you: our server deletes each entry ${String(inactiveYears)} years after it, automatically, every day.`,
         `If the waitlist form is sent again with an email address already on the waitlist, the entry stays as it was first sent: we keep only the fact that the address was given again, and when. Nothing in the form's answer tells anyone whether an address was already there; instead we email the address itself (a new confirmation link, or word that it is on the list already), and never more than ${String(mailsPerDay)} emails to one address in a day.`,
         "Every email we send about the waitlist has a link to a page where you can see what we keep about you, download it as a file (JSON), and erase it. Every invitation also has a link to unsubscribe in one click (your mail program may show it as an Unsubscribe button): it erases your entry at once, so that we send nothing more to the address and never invite it. When an entry is erased, by you, by unsubscribing, by us or by the periods above, we record only that an entry was erased, when, and by which of these: nothing about you, not even the address, so that if you join again later you are a new entry.",
+        "Once you have confirmed your address you have a place in the waitlist's line, and a link of your own to share: each friend who joins through it and confirms their address moves you up. Your link carries a random code that says nothing about you. The pages our emails link you to show your place, how many friends joined through your link and how many confirmed: never who. So that an address moves someone up only once, ever, we keep a keyed fingerprint of each address that did (never the address itself), also after its entry is erased.",
         "Our server's logs record, for each request, when it came, the page or address asked for, the answer's status and size, how long it took, and the IP address it came from: never what you type into the form. We keep these logs for 30 days at most. To stop floods of sign-ups, our waitlist server may also keep, for a day at most, a keyed fingerprint of the IP address a sign-up came from: never the address itself.",
       ],
     },
@@ -123,12 +124,13 @@ export const gdpr: LegalDocument = {
     {
       heading: "Cookies",
       blocks: [
-        "This website sets no cookies and loads nothing from other websites. It keeps three things in your browser, and sends none of them to us:",
+        "This website sets no cookies and loads nothing from other websites. It keeps these things in your browser, and sends only the fourth to us:",
         {
           list: [
             "your choice of light or dark theme, in local storage under the key 'theme', once you use the theme switch; it stays until you clear it",
             "while you fill in the waitlist form, a draft of what you have typed, in this tab's session storage, so that reloading the page loses nothing; it is deleted when you submit the form or close the tab",
             "a copy of this website's typeface (about 40 KB), in local storage under the key 'font', once your browser has downloaded it, so that later pages show it at once without downloading it again; it says nothing about you",
+            "if you came through a friend's share link, its code, in this tab's session storage, sent with the waitlist form so that your friend moves up; it is deleted when you close the tab",
           ],
         },
       ],

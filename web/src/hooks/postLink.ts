@@ -20,6 +20,10 @@ export interface StoredEntry {
   readonly confirmed_at: string | null;
   readonly invited_at: string | null;
   readonly wave: number | null;
+  /** Its place in line while it stands in it (confirmed, not invited). */
+  readonly place: number | null;
+  /** Friends who joined through its share link and confirmed. */
+  readonly referrals: number;
 }
 
 /**
