@@ -277,12 +277,16 @@ BENCH_TOOLS := bench/node_modules/.package-lock.json
 $(BENCH_TOOLS): bench/package.json bench/package-lock.json | setup
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
-bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
+bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
 	node bench/run.mjs
 
 # Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
 target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | setup
 	$(RUST) cargo build --release -q -p lathe-site --example proofs
+
+# The line at a million entries for make bench (server/examples/line.rs).
+target/release/examples/line: server/examples/line.rs $(SERVER_SOURCES) | setup
+	$(RUST) cargo build --release -q -p lathe-site --example line
 
 FUZZ_SECONDS ?= 60
 fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)

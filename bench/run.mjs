@@ -10,6 +10,8 @@
 // - The servers: lathe-site beside nginx (deploy/nginx) under wrk, and lathe-site's memory.
 // - The waitlist: sign-ups stored per second and p99, SQLite and PostgreSQL (signups.mjs),
 //   and confirmation emails delivered per second through the outbox (confirmations.mjs).
+// - The line at a million entries: a place read, crediting confirmations, referred
+//   sign-ups and a wave in place order (line.mjs, server/examples/line.rs).
 import { execFileSync, spawn } from "node:child_process";
 import {
   copyFileSync,
@@ -34,6 +36,7 @@ import { benchSignUps } from "./signups.mjs";
 import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
+import { LINE_ENTRIES, benchLine } from "./line.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -72,6 +75,7 @@ results.servers = await benchServers();
 results.signUps = await benchSignUps({ root, dist, waitFor });
 results.confirmations = await benchConfirmations({ root, dist, waitFor });
 results.webhooks = await benchWebhooks({ root, dist, waitFor });
+results.line = await benchLine({ root });
 
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
@@ -456,6 +460,7 @@ function report({
   signUps,
   confirmations,
   webhooks,
+  line,
 }) {
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
@@ -543,6 +548,13 @@ function report({
       (l) =>
         `${l.backend.padEnd(14)} ${pad(Math.abs(l.events), 6)} ${pad(l.seconds, 9)} ${pad(l.perSecond, 10)}${l.events === 400 ? "" : " - NOT EXACTLY ONCE"}`,
     ),
+    "",
+    `The line at ${LINE_ENTRIES.toLocaleString("en")} confirmed entries, through the server's store, 10 at a time (targets: a place p95 <= 10 ms; crediting and referred within 10 % of plain; a wave of 10,000 <= 5 s)`,
+    "database       place p50 ms  p95 ms   confirmations/s plain  crediting  ratio   sign-ups/s plain  referred  ratio   wave s",
+    ...line.map((l) => {
+      const ratio = (a, b) => `${String(Math.round((a / b) * 100))} %`;
+      return `${l.backend.padEnd(14)} ${pad(l.placeP50Ms.toFixed(2), 12)} ${pad(l.placeP95Ms.toFixed(2), 7)} ${pad(Math.round(l.plainPerSecond), 22)} ${pad(Math.round(l.creditingPerSecond), 10)} ${pad(ratio(l.creditingPerSecond, l.plainPerSecond), 6)} ${pad(Math.round(l.signUpsPerSecond), 17)} ${pad(Math.round(l.referredSignUpsPerSecond), 9)} ${pad(ratio(l.referredSignUpsPerSecond, l.signUpsPerSecond), 6)} ${pad(l.waveSeconds.toFixed(2), 8)}`;
+    }),
   ];
   return lines.join("\n");
 }

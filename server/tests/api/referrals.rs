@@ -324,7 +324,56 @@ fn referrals_off_show_no_line_and_credit_nothing(database: &Location) {
     );
 }
 
+/// A server started with another `--places-per-referral` remakes every key: the places
+/// are the core's for the new value, and the line's counts agree with them.
+fn another_value_remakes_the_line(database: &Location) {
+    let smtp = Smtp::start();
+    let members: Vec<Member> = {
+        let app = TestApp::confirming(database, &smtp);
+        let members: Vec<Member> = (1..=8)
+            .map(|n| join(&app, &smtp, &format!("m{n}@example.com"), None).0)
+            .collect();
+        let code = members[7].code(&app);
+        join(&app, &smtp, "f1@example.org", Some(&code));
+        assert_eq!(
+            members[7].place(&app),
+            3,
+            "8 - 5: a tie with 3, won by the credit"
+        );
+        members
+    };
+    for (places, expected) in [(2, 6), (0, 8), (5, 3)] {
+        let mut config = collecting(database, unlimited());
+        if let Some(waitlist) = &mut config.waitlist {
+            waitlist.mail = Some(mail(&smtp));
+            waitlist.settings.places_per_referral = places;
+        }
+        let app = TestApp::start(config);
+        let standings = standings(database);
+        let line: Vec<CoreStanding> = standings.iter().map(|(_, s)| *s).collect();
+        let (_, eighth) = standings
+            .iter()
+            .find(|(e, _)| e == "m8@example.com")
+            .unwrap();
+        let core = place(*eighth, &line, places);
+        assert_eq!(
+            core,
+            usize::try_from(expected).unwrap(),
+            "the core, {places} places"
+        );
+        if places == 0 {
+            // Referrals off: no place is shown at all.
+            let reply = json(&post_token(app.address, MANAGE, &members[7].manage));
+            assert!(reply.get("line").is_none(), "{reply}");
+        } else {
+            assert_eq!(members[7].place(&app), expected, "{places} places");
+            assert_eq!(members[0].line(&app)["of"], 9);
+        }
+    }
+}
+
 lathe_site_testkit::on_both_databases!(
+    another_value_remakes_the_line,
     a_confirmed_friend_moves_their_referrer_ahead,
     friends_that_earn_nothing,
     the_line_after_invitations_and_erasures,

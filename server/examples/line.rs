@@ -1,0 +1,229 @@
+//! `make bench`'s line: the place in line and referrals at scale, through the server's own
+//! store, on the database at LOCATION (a new SQLite file or an empty PostgreSQL database).
+//! Fills it with ENTRIES confirmed entries standing in line (one in twenty credited with a
+//! few referrals) and measures, printing one JSON object:
+//!
+//! - `placeP50Ms`, `placeP95Ms`: reading one entry's place and standing (what the manage
+//!   page asks), for 300 entries at random;
+//! - `plainPerSecond`, `creditingPerSecond`: confirmations of new sign-ups without a
+//!   referrer, then of sign-ups through a share link (each credits its referrer), ten at
+//!   once, on the same full line;
+//! - `signUpsPerSecond`, `referredSignUpsPerSecond`: the sign-ups before them, without and
+//!   with a referral code, ten at once;
+//! - `waveSeconds`: a wave of 10,000 invitations taken in place order.
+//!
+//! ```sh
+//! cargo run --release -p lathe-site --example line -- /tmp/line.db 1000000
+//! ```
+
+use std::num::NonZeroU32;
+use std::time::Instant;
+
+use futures_util::{StreamExt, stream};
+use lathe_core::validation::{FormValues, Interest};
+use lathe_site::domain::{Entry, Letter};
+use lathe_site::store::{Location, Store};
+
+/// New sign-ups of each kind measured (and confirmed).
+const SIGN_UPS: usize = 2000;
+/// Requests at once, as the other server benches send them.
+const AT_ONCE: usize = 10;
+/// Places read.
+const READS: usize = 300;
+/// The wave's size.
+const WAVE: u32 = 10_000;
+
+#[tokio::main]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(location), Some(entries)) = (args.next(), args.next()) else {
+        panic!("usage: line LOCATION ENTRIES");
+    };
+    let entries: u64 = entries.parse().expect("ENTRIES is a number");
+    let location: Location = location.parse().expect("a SQLite file or postgres:// URL");
+    let store = Store::open(&location).await.expect("the database opens");
+    fill(&location, entries).await;
+    // The keys were written for 0 places a referral: setting 5 makes them again, as a
+    // server started with another --places-per-referral does, with the line's counts.
+    store.set_places(5).await.expect("the keys are made");
+    if location.url.starts_with("postgres") {
+        // A million rows rewritten leave as many dead versions in the index until
+        // autovacuum has been by (minutes on a live server): the line as it stands then.
+        let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+        sqlx::query("VACUUM ANALYZE")
+            .execute(&pool)
+            .await
+            .expect("vacuumed");
+        pool.close().await;
+    }
+
+    let mut random = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |below: u64| {
+        random ^= random << 13;
+        random ^= random >> 7;
+        random ^= random << 17;
+        random % below + 1
+    };
+    let mut took = Vec::with_capacity(READS);
+    for _ in 0..READS {
+        let id = format!("id{}", next(entries));
+        let started = Instant::now();
+        let standing = store.standing(&id).await.expect("a standing");
+        took.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(
+            standing.and_then(|s| s.place).is_some(),
+            "{id} stands in line"
+        );
+    }
+    took.sort_by(f64::total_cmp);
+    let percentile = |p: f64| took[((took.len() as f64 * p) as usize).min(took.len() - 1)];
+
+    let codes: Vec<String> = (0..SIGN_UPS)
+        .map(|_| format!("code{:08}", next(entries)))
+        .collect();
+    let plain: Vec<Option<String>> = vec![None; SIGN_UPS];
+    let referred: Vec<Option<String>> = codes.into_iter().map(Some).collect();
+    let sign_ups = sign_up_all(&store, "plain", &plain).await;
+    let referred_sign_ups = sign_up_all(&store, "friend", &referred).await;
+    let plain_rate = confirm_all(&store, &location, "plain").await;
+    let crediting_rate = confirm_all(&store, &location, "friend").await;
+    let credited = query_i64(&location, "SELECT COUNT(*) FROM credited_mailboxes").await;
+    assert_eq!(
+        usize::try_from(credited).ok(),
+        Some(SIGN_UPS),
+        "each friend credited once"
+    );
+
+    let letter = Letter::from_owner("Welcome\n\nIn you come, {name}.").expect("a letter");
+    let started = Instant::now();
+    let wave = store
+        .invite(
+            WAVE,
+            None,
+            &letter,
+            NonZeroU32::MAX,
+            lathe_site::now_ms(),
+            false,
+        )
+        .await
+        .expect("a wave");
+    let wave_seconds = started.elapsed().as_secs_f64();
+    assert_eq!(wave.entries.len(), WAVE as usize);
+
+    println!(
+        "{}",
+        serde_json::json!({
+            "entries": entries,
+            "placeP50Ms": percentile(0.5),
+            "placeP95Ms": percentile(0.95),
+            "signUpsPerSecond": sign_ups,
+            "referredSignUpsPerSecond": referred_sign_ups,
+            "plainPerSecond": plain_rate,
+            "creditingPerSecond": crediting_rate,
+            "waveSeconds": wave_seconds,
+        })
+    );
+    store.close().await;
+}
+
+/// Writes `entries` confirmed entries straight into the database, numbered 1, 2, ... in
+/// order of confirmation, one in twenty with 1 to 7 credits, their keys made for 0
+/// places a referral.
+async fn fill(location: &Location, entries: u64) {
+    let statements = [
+        format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {entries})
+             INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+                 privacy_notice, created_at, id, status, confirmed_at, manage_nonce,
+                 last_interaction_at, referral_code, line_number, line_key, credits,
+                 neg_credits)
+             SELECT 'p' || i || '@example.com', 'p' || i || '@example.com', 'Person ' || i,
+                 '', '', 'general', '', 'bench', 1795000000000 + i, 'id' || i, 'confirmed',
+                 1795000000000 + i, 'nonce' || i, 1795000000000 + i,
+                 'code' || SUBSTR(CAST(100000000 + i AS TEXT), 2), i, i,
+                 CASE WHEN i % 20 = 0 THEN 1 + i % 7 ELSE 0 END,
+                 CASE WHEN i % 20 = 0 THEN -(1 + i % 7) ELSE 0 END
+             FROM n"
+        ),
+        "DELETE FROM settings WHERE name = 'places_per_referral'".to_owned(),
+        "INSERT INTO settings (name, value) VALUES ('places_per_referral', '0')".to_owned(),
+    ];
+    let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+    for statement in statements {
+        sqlx::query(&statement)
+            .execute(&pool)
+            .await
+            .expect("the line is filled");
+    }
+    if location.url.starts_with("postgres") {
+        sqlx::query("SELECT setval('line_numbers', $1)")
+            .bind(i64::try_from(entries).expect("entries fit"))
+            .fetch_all(&pool)
+            .await
+            .expect("the sequence follows");
+        sqlx::query("ANALYZE")
+            .execute(&pool)
+            .await
+            .expect("analyzed");
+    }
+    pool.close().await;
+}
+
+/// Signs up one entry for each of `codes` (addresses under `run`, each through the link
+/// with its code, if any), [`AT_ONCE`] at a time: sign-ups per second.
+async fn sign_up_all(store: &Store, run: &str, codes: &[Option<String>]) -> f64 {
+    let started = Instant::now();
+    stream::iter(codes.iter().enumerate())
+        .for_each_concurrent(AT_ONCE, |(n, code)| async move {
+            let values = FormValues {
+                name: "Bench".into(),
+                email: format!("{run}{n}@example.org"),
+                company: String::new(),
+                role: String::new(),
+                message: "Measured.".into(),
+                interest: Interest::Developer,
+            };
+            let entry = Entry::new(values, "bench".into(), lathe_site::now_ms());
+            store
+                .sign_up(&entry, true, None, code.as_deref())
+                .await
+                .expect("stored")
+                .expect("no proof to spend");
+        })
+        .await;
+    codes.len() as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Confirms every entry under `run` from its link's id and nonce, [`AT_ONCE`] at a time:
+/// confirmations per second.
+async fn confirm_all(store: &Store, location: &Location, run: &str) -> f64 {
+    let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+    let links: Vec<(String, String)> = sqlx::query_as(
+        "SELECT id, confirm_nonce FROM waitlist WHERE email_key LIKE $1 AND confirm_nonce IS NOT NULL",
+    )
+    .bind(format!("{run}%"))
+    .fetch_all(&pool)
+    .await
+    .expect("the links");
+    pool.close().await;
+    let started = Instant::now();
+    stream::iter(&links)
+        .for_each_concurrent(AT_ONCE, |(id, nonce)| async move {
+            store
+                .confirm(id, nonce, lathe_site::now_ms())
+                .await
+                .expect("confirmed");
+        })
+        .await;
+    links.len() as f64 / started.elapsed().as_secs_f64()
+}
+
+async fn query_i64(location: &Location, query: &str) -> i64 {
+    let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+    let n = sqlx::query_scalar(query)
+        .fetch_one(&pool)
+        .await
+        .expect("a count");
+    pool.close().await;
+    n
+}
