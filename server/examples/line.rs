@@ -46,6 +46,17 @@ async fn main() {
     // The keys were written for 0 places a referral: setting 5 makes them again, as a
     // server started with another --places-per-referral does, with the line's counts.
     store.set_places(5).await.expect("the keys are made");
+    // A live line's counts are spread over every stripe of every bucket: so here too.
+    let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+    sqlx::query(
+        "WITH RECURSIVE s(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM s WHERE k < 63)
+         INSERT INTO line_counts (bucket, stripe, n)
+         SELECT bucket, k, 0 FROM (SELECT DISTINCT bucket FROM line_counts) AS b, s",
+    )
+    .execute(&pool)
+    .await
+    .expect("the stripes are filled");
+    pool.close().await;
     if location.url.starts_with("postgres") {
         // A million rows rewritten leave as many dead versions in the index until
         // autovacuum has been by (minutes on a live server): the line as it stands then.
