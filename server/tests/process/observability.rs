@@ -254,9 +254,19 @@ fn prometheus_scrapes_the_metrics_listener_and_counts_sign_ups_and_refusals() {
     let database = sqlite();
     let server = Server::start(Some(&database), &["--metrics-addr", "127.0.0.1:0"]);
     let metrics = server.metrics.expect("the metrics' address");
-    for n in 0..3 {
+    // Two of them through share links that can earn nothing: stored all the same, and the
+    // codes counted by why.
+    for (n, code) in [(0, Some("short")), (1, Some("AAAAAAAAAAAA")), (2, None)] {
         let email = format!("m{n}@example.com");
-        assert_eq!(post(server.address, &sign_up(&email)).status, 201);
+        let body = match code {
+            Some(code) => lathe_site_testkit::sign_up_with(&email, "ref", code),
+            None => sign_up(&email),
+        };
+        assert_eq!(post(server.address, &body).status, 201);
+    }
+    for reason in ["malformed", "unknown"] {
+        let series = format!("lathe_referrals_ignored_total{{reason=\"{reason}\"}}");
+        assert_eq!(metric(metrics, &series), 1, "{series}");
     }
     for _ in 0..2 {
         assert_eq!(post(server.address, &sign_up("not-an-address")).status, 422);
@@ -271,6 +281,7 @@ fn prometheus_scrapes_the_metrics_listener_and_counts_sign_ups_and_refusals() {
         "lathe_request_duration_seconds_bucket",
         "lathe_sign_ups_stored_total",
         "lathe_sign_ups_refused_total",
+        "lathe_referrals_ignored_total",
         "lathe_database_duration_seconds_bucket",
         "lathe_open_connections",
     ] {
