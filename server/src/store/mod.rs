@@ -346,6 +346,16 @@ async fn fill_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
     )
     .fetch_all(&mut *connection)
     .await?;
+    if keys.is_empty() {
+        return Ok(());
+    }
+    tracing::info!(
+        entries = keys.len(),
+        "giving older entries their ids and referral codes"
+    );
+    // One transaction: a commit each would be a write to the disk each, and the first
+    // start after migration 0009 gives every entry on the list a code.
+    let mut tx = sqlx::Connection::begin(&mut *connection).await?;
     for key in keys {
         sqlx::query(
             "UPDATE waitlist SET id = COALESCE(id, $1), manage_nonce = COALESCE(manage_nonce, $2),
@@ -356,10 +366,10 @@ async fn fill_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
         .bind(random_id())
         .bind(random_code())
         .bind(key)
-        .execute(&mut *connection)
+        .execute(&mut *tx)
         .await?;
     }
-    Ok(())
+    tx.commit().await
 }
 
 /// A key of the database's own, made once and kept in `settings` under `name`, shared by

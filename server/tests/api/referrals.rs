@@ -372,7 +372,101 @@ fn another_value_remakes_the_line(database: &Location) {
     }
 }
 
+/// A list from before the line (the schema of migration 0008), opened by this server:
+/// every entry gets a referral code of its own, the confirmed ones numbered in the order
+/// they confirmed stand in the line in that order, the invited ones do not.
+fn an_older_list_gets_codes_and_a_line(database: &Location) {
+    let older = lathe_site_testkit::scratch(&format!("migrations-0008-{}", std::process::id()));
+    std::fs::create_dir_all(&older).unwrap();
+    let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
+    for file in std::fs::read_dir(folder).unwrap() {
+        let path = file.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        if name.as_str() < "0009" {
+            std::fs::copy(&path, older.join(&name)).unwrap();
+        }
+    }
+    crate::helpers::run(async {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
+        let migrator = sqlx::migrate::Migrator::new(older.as_path()).await.unwrap();
+        migrator.run(&pool).await.unwrap();
+        // (email, status, confirmed_at): confirmed out of sign-up order.
+        for (n, (email, status, confirmed)) in [
+            ("a@example.com", "confirmed", Some(30)),
+            ("b@example.com", "pending", None),
+            ("c@example.com", "confirmed", Some(10)),
+            ("d@example.com", "invited", Some(5)),
+            ("e@example.com", "confirmed", Some(20)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            sqlx::query(
+                "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+                     privacy_notice, created_at, id, status, confirmed_at,
+                     manage_nonce, last_interaction_at)
+                 VALUES ($1, $1, 'Old', '', '', 'general', 'Hi', 'v1', $2, $3, $4, $5,
+                     $6, $2)",
+            )
+            .bind(email)
+            .bind(i64::try_from(n).unwrap())
+            .bind(format!("old-id-{n}"))
+            .bind(status)
+            .bind(confirmed)
+            .bind(format!("old-nonce-{n}"))
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+        pool.close().await;
+    });
+    std::fs::remove_dir_all(&older).unwrap();
+
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let codes = sql_text(
+        database,
+        "SELECT STRING_AGG(referral_code, ',') FROM waitlist",
+    );
+    let codes: std::collections::BTreeSet<&str> = codes.split(',').collect();
+    assert_eq!(codes.len(), 5, "five codes, each its own: {codes:?}");
+    assert!(
+        codes.iter().all(|c| lathe_core::referral::is_code(c)),
+        "{codes:?}"
+    );
+    let mut line = standings(database);
+    line.sort_by_key(|(_, s)| s.confirmed);
+    let order: Vec<(&str, u64)> = line
+        .iter()
+        .map(|(e, s)| (e.as_str(), s.confirmed))
+        .collect();
+    // Numbered in the order of confirmation, the invited one included (5 ms, number 1).
+    assert_eq!(
+        order,
+        [
+            ("c@example.com", 2),
+            ("e@example.com", 3),
+            ("a@example.com", 4)
+        ]
+    );
+    // A new confirmation takes the next number, and the end of the line.
+    let (_, answer) = join(&app, &smtp, "new@example.com", None);
+    assert_eq!(
+        (&answer["line"]["place"], &answer["line"]["of"]),
+        (&Value::from(4), &Value::from(4))
+    );
+    assert_eq!(
+        sql_text(
+            database,
+            "SELECT line_number FROM waitlist WHERE email_key = 'new@example.com'"
+        ),
+        "5"
+    );
+}
+
 lathe_site_testkit::on_both_databases!(
+    an_older_list_gets_codes_and_a_line,
     another_value_remakes_the_line,
     a_confirmed_friend_moves_their_referrer_ahead,
     friends_that_earn_nothing,
