@@ -40,6 +40,14 @@ pub struct Proof<'a> {
     pub expires_at: i64,
 }
 
+/// A referral credited: to whom, their credits now, and their key in the line (if they
+/// stand in it).
+struct Credit {
+    referrer: String,
+    credits: i64,
+    standing: Option<(i64, i64, i64)>,
+}
+
 /// What a stored sign-up did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignedUp {
@@ -269,19 +277,29 @@ impl Store {
                     row.try_get("email")?,
                     row.try_get("interest")?,
                 );
-                line::join(&mut tx, row.try_get("line_key")?).await?;
+                let mut counts = line::Counts::default();
+                counts.join(row.try_get("line_key")?);
                 let person = Some((name.as_str(), email.as_str(), interest.as_str()));
                 self.record(&mut tx, Event::Confirmed, id, person, &[], now)
                     .await?;
                 let referrer: Option<String> = row.try_get("referred_by")?;
-                let credited = match referrer {
+                let credit = match referrer {
                     Some(referrer) if self.places() > 0 => {
-                        self.credit(&mut tx, &referrer, &email, now).await?
+                        self.credit(&mut tx, &mut counts, &referrer, &email, now)
+                            .await?
                     }
-                    _ => false,
+                    _ => None,
                 };
+                // The counts after every row this takes (see line::Counts), and the
+                // referrer's new place read from them.
+                counts.apply(&mut tx).await?;
+                if let Some(credit) = &credit {
+                    self.tell_credit(&mut tx, credit, now).await?;
+                }
                 tx.commit().await?;
-                return Ok(Confirmed::Now { credited });
+                return Ok(Confirmed::Now {
+                    credited: credit.is_some(),
+                });
             }
             tx.rollback().await?;
             let there: Option<String> =
@@ -300,15 +318,16 @@ impl Store {
 
     /// Credits, in `tx`, the entry `referrer` with the friend `email` just confirmed,
     /// unless the friend's mailbox earned a credit before (here or on another instance,
-    /// even for an entry since erased) or the referrer is gone: true if credited. The
-    /// referrer moves ahead; a `referral.credited` event says so (nothing of the friend).
+    /// even for an entry since erased) or the referrer is gone: the credit, if given. The
+    /// referrer moves ahead in `counts`.
     async fn credit(
         &self,
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        counts: &mut line::Counts,
         referrer: &str,
         email: &str,
         now: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<Option<Credit>, sqlx::Error> {
         let mailbox = super::keyed_hash(&self.mailbox_key, &lathe_core::referral::mailbox(email));
         let first = sqlx::query(
             "INSERT INTO credited_mailboxes (mailbox_hash, credited_at)
@@ -321,7 +340,7 @@ impl Store {
         .execute(&mut **tx)
         .await?;
         if first.rows_affected() == 0 {
-            return Ok(false);
+            return Ok(None);
         }
         let places = i64::from(self.places());
         let rows = sqlx::query(
@@ -336,26 +355,51 @@ impl Store {
         .await?;
         let Some(row) = rows.first() else {
             // Erased since the check above, on another instance.
-            return Ok(false);
+            return Ok(None);
         };
-        let credits: i64 = row.try_get("credits")?;
         let key: Option<i64> = row.try_get("line_key")?;
-        let mut place = None;
         if let Some(key) = key {
-            line::moved(tx, key + places, key).await?;
-            if self.webhooks_on() {
-                let standing = (
+            counts.moved(key + places, key);
+        }
+        Ok(Some(Credit {
+            referrer: referrer.to_owned(),
+            credits: row.try_get("credits")?,
+            standing: match key {
+                Some(key) => Some((
                     key,
                     row.try_get("neg_credits")?,
                     row.try_get("line_number")?,
-                );
-                place = Some(Self::place_of(tx, standing).await?);
-            }
+                )),
+                None => None,
+            },
+        }))
+    }
+
+    /// Records, in `tx`, the `referral.credited` event of `credit`: the referrer's id,
+    /// credits and new place (nothing of the friend), when there is a receiver.
+    async fn tell_credit(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        credit: &Credit,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        if !self.webhooks_on() {
+            return Ok(());
         }
-        let extra = [("credits", json!(credits)), ("place", json!(place))];
-        self.record(tx, Event::ReferralCredited, referrer, None, &extra, now)
-            .await?;
-        Ok(true)
+        let place = match credit.standing {
+            Some(standing) => Some(Self::place_of(tx, standing).await?),
+            None => None,
+        };
+        let extra = [("credits", json!(credit.credits)), ("place", json!(place))];
+        self.record(
+            tx,
+            Event::ReferralCredited,
+            &credit.referrer,
+            None,
+            &extra,
+            now,
+        )
+        .await
     }
 
     /// Queues a new confirmation email to the entry `id` (its link gets a nonce if it has
@@ -460,7 +504,9 @@ impl Store {
         let Some((id, line_key)) = gone.first() else {
             return Ok(false);
         };
-        line::leave(&mut tx, &[*line_key]).await?;
+        let mut counts = line::Counts::default();
+        counts.leave(*line_key);
+        counts.apply(&mut tx).await?;
         let event = if by == ErasedBy::Unsubscribed {
             Event::Unsubscribed
         } else {

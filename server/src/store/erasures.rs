@@ -57,8 +57,11 @@ impl Store {
             .fetch_all(&mut *tx)
             .await?;
             record(&mut tx, by, gone.len() as u64, now).await?;
-            let keys: Vec<Option<i64>> = gone.iter().map(|(_, _, key)| *key).collect();
-            super::line::leave(&mut tx, &keys).await?;
+            let mut counts = super::line::Counts::default();
+            for (_, _, key) in &gone {
+                counts.leave(*key);
+            }
+            counts.apply(&mut tx).await?;
             let mut emails = Vec::with_capacity(gone.len());
             for (email, id, _) in gone {
                 self.record(&mut tx, Event::Erased, &id, None, &[], now)

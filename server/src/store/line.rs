@@ -5,9 +5,9 @@
 //! bucket of keys, so that a place is read from a few thousand small rows and at most one
 //! bucket of the index, however long the line (migration 0009).
 //!
-//! Every change to who stands where goes through here, in the transaction that makes it:
-//! [`join`] when an address is confirmed, [`leave`] when an entry is invited or erased,
-//! [`moved`] when a credit moves one.
+//! Every change to who stands where goes through [`Counts`], in the transaction that makes
+//! it: joining when an address is confirmed, leaving when an entry is invited or erased,
+//! moving when a credit moves one.
 
 use serde::Serialize;
 use sqlx::{AnyConnection, Row};
@@ -87,56 +87,57 @@ pub(super) async fn stored_places(
     Ok(value.and_then(|v| v.parse().ok()))
 }
 
-/// Counts `key` in the line, in `tx` (`delta` +1 when an entry joins, -1 when it leaves):
-/// on one of the bucket's rows, chosen at random (their sum is the count).
-async fn count(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    key: i64,
-    delta: i64,
-) -> Result<(), sqlx::Error> {
-    let stripe = i64::try_from(random_u64() % STRIPES).unwrap_or(0);
-    sqlx::query(
-        "INSERT INTO line_counts (bucket, stripe, n) VALUES ($1, $2, $3)
-         ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + excluded.n",
-    )
-    .bind(bucket(key))
-    .bind(stripe)
-    .bind(delta)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
+/// What a transaction changes in the line's counts, applied together at its end
+/// ([`Counts::apply`]): after every row it locks, on one row a bucket (the same stripe for
+/// all), buckets in ascending order. Taken in that order everywhere, two transactions
+/// never wait for each other's count rows while holding a row the other needs (a
+/// confirmation crediting a referrer whom a wave is inviting; two confirmations), so
+/// PostgreSQL never has to fail one of them.
+#[derive(Debug, Default)]
+pub(super) struct Counts(std::collections::BTreeMap<i64, i64>);
 
-/// An entry with `key` joined the line.
-pub(super) async fn join(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    key: i64,
-) -> Result<(), sqlx::Error> {
-    count(tx, key, 1).await
-}
-
-/// Entries with `keys` left the line (invited, or erased); `None`s were not in it.
-pub(super) async fn leave(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    keys: &[Option<i64>],
-) -> Result<(), sqlx::Error> {
-    for key in keys.iter().flatten() {
-        count(tx, *key, -1).await?;
+impl Counts {
+    /// An entry with `key` joined the line.
+    pub(super) fn join(&mut self, key: i64) {
+        *self.0.entry(bucket(key)).or_default() += 1;
     }
-    Ok(())
-}
 
-/// An entry's key went from `from` to `to`.
-pub(super) async fn moved(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    from: i64,
-    to: i64,
-) -> Result<(), sqlx::Error> {
-    if bucket(from) != bucket(to) {
-        count(tx, from, -1).await?;
-        count(tx, to, 1).await?;
+    /// An entry with `key` left it (invited, or erased); `None` was not in it.
+    pub(super) fn leave(&mut self, key: Option<i64>) {
+        if let Some(key) = key {
+            *self.0.entry(bucket(key)).or_default() -= 1;
+        }
     }
-    Ok(())
+
+    /// An entry's key went from `from` to `to`.
+    pub(super) fn moved(&mut self, from: i64, to: i64) {
+        self.leave(Some(from));
+        self.join(to);
+    }
+
+    /// Writes the changes in `tx`, each bucket's on one of its rows (their sum is the
+    /// count).
+    pub(super) async fn apply(
+        self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    ) -> Result<(), sqlx::Error> {
+        let stripe = i64::try_from(random_u64() % STRIPES).unwrap_or(0);
+        for (bucket, delta) in self.0 {
+            if delta == 0 {
+                continue;
+            }
+            sqlx::query(
+                "INSERT INTO line_counts (bucket, stripe, n) VALUES ($1, $2, $3)
+                 ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + excluded.n",
+            )
+            .bind(bucket)
+            .bind(stripe)
+            .bind(delta)
+            .execute(&mut **tx)
+            .await?;
+        }
+        Ok(())
+    }
 }
 
 /// Where an entry stands, as its owner sees it (never who its friends are).

@@ -132,8 +132,10 @@ impl Store {
                 .collect::<Result<_, sqlx::Error>>()?;
             // RETURNING promises no order: the line's.
             invited.sort();
-            let keys: Vec<Option<i64>> = invited.iter().map(|(key, ..)| Some(key.0)).collect();
-            line::leave(&mut tx, &keys).await?;
+            let mut counts = line::Counts::default();
+            for (key, ..) in &invited {
+                counts.leave(Some(key.0));
+            }
             let last_due_at = pace::due_at(
                 start,
                 u64::try_from(invited.len().saturating_sub(1)).unwrap_or(u64::MAX),
@@ -160,6 +162,7 @@ impl Store {
                     queue_invitation(&mut tx, key, wave, now, due).await?;
                 }
             }
+            counts.apply(&mut tx).await?;
             if dry_run {
                 tx.rollback().await?;
             } else {

@@ -146,7 +146,12 @@ fn a_confirmed_friend_moves_their_referrer_ahead(database: &Location) {
     // The manage page shows no one's address but the member's own.
     assert!(!members[9].line(&app).to_string().contains("friend"));
 
-    // The owner's tools: the referrers, the figures, the export.
+    the_owner_sees_the_tenths_credit(database);
+}
+
+/// After [`a_confirmed_friend_moves_their_referrer_ahead`], the owner's tools: the
+/// referrers, the figures, the export.
+fn the_owner_sees_the_tenths_credit(database: &Location) {
     let id = sql_text(
         database,
         "SELECT id FROM waitlist WHERE email_key = 'm10@example.com'",
@@ -376,20 +381,23 @@ fn another_value_remakes_the_line(database: &Location) {
 /// every entry gets a referral code of its own, the confirmed ones numbered in the order
 /// they confirmed stand in the line in that order, the invited ones do not.
 fn an_older_list_gets_codes_and_a_line(database: &Location) {
-    let older = lathe_site_testkit::scratch(&format!("migrations-0008-{}", std::process::id()));
-    std::fs::create_dir_all(&older).unwrap();
+    let schema_0008 =
+        lathe_site_testkit::scratch(&format!("migrations-0008-{}", std::process::id()));
+    std::fs::create_dir_all(&schema_0008).unwrap();
     let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
     for file in std::fs::read_dir(folder).unwrap() {
         let path = file.unwrap().path();
         let name = path.file_name().unwrap().to_str().unwrap().to_owned();
         if name.as_str() < "0009" {
-            std::fs::copy(&path, older.join(&name)).unwrap();
+            std::fs::copy(&path, schema_0008.join(&name)).unwrap();
         }
     }
     crate::helpers::run(async {
         sqlx::any::install_default_drivers();
         let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
-        let migrator = sqlx::migrate::Migrator::new(older.as_path()).await.unwrap();
+        let migrator = sqlx::migrate::Migrator::new(schema_0008.as_path())
+            .await
+            .unwrap();
         migrator.run(&pool).await.unwrap();
         // (email, status, confirmed_at): confirmed out of sign-up order.
         for (n, (email, status, confirmed)) in [
@@ -421,7 +429,7 @@ fn an_older_list_gets_codes_and_a_line(database: &Location) {
         }
         pool.close().await;
     });
-    std::fs::remove_dir_all(&older).unwrap();
+    std::fs::remove_dir_all(&schema_0008).unwrap();
 
     let smtp = Smtp::start();
     let app = TestApp::confirming(database, &smtp);
