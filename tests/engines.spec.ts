@@ -311,7 +311,11 @@ test.describe("a place in line that a friend improves", () => {
       linkIn(await lastEmailTo(mailbox, "grace@example.org", 4), server.url, "confirm"),
     );
     await hydrated(driver);
-    await click(driver, await driver.findElement(By.xpath('//button[.="Confirm my address"]')));
+    // Disabled until the page has read its link's token: a click before that does nothing
+    // (WebDriver does not wait for it, as Playwright's click does).
+    const confirm = () => driver.findElement(By.xpath('//button[.="Confirm my address"]'));
+    await until(driver, () => confirm().then((b) => b.isEnabled()), Boolean);
+    await click(driver, await confirm());
     const lineText = () =>
       script<string | null>(
         driver,
