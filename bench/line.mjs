@@ -29,3 +29,21 @@ export async function benchLine({ root }) {
     })),
   );
 }
+
+/**
+ * The lines make bench prints for `line`, each figure beside its target.
+ * @param {Awaited<ReturnType<typeof benchLine>>} line
+ * @returns {string[]}
+ */
+export function lineReport(line) {
+  const pad = (v, n) => String(v).padStart(n);
+  const ratio = (a, b) => `${String(Math.round((a / b) * 100))} %`;
+  return [
+    `The line at ${LINE_ENTRIES.toLocaleString("en")} confirmed entries, through the server's store, 10 at a time (targets: a place p95 <= 10 ms; crediting and referred within 10 % of plain; a wave of 10,000 <= 5 s)`,
+    "database       place p50 ms  p95 ms   confirmations/s plain  crediting  ratio   sign-ups/s plain  referred  ratio   wave s",
+    ...line.map(
+      (l) =>
+        `${l.backend.padEnd(14)} ${pad(l.placeP50Ms.toFixed(2), 12)} ${pad(l.placeP95Ms.toFixed(2), 7)} ${pad(Math.round(l.plainPerSecond), 22)} ${pad(Math.round(l.creditingPerSecond), 10)} ${pad(ratio(l.creditingPerSecond, l.plainPerSecond), 6)} ${pad(Math.round(l.signUpsPerSecond), 17)} ${pad(Math.round(l.referredSignUpsPerSecond), 9)} ${pad(ratio(l.referredSignUpsPerSecond, l.signUpsPerSecond), 6)} ${pad(l.waveSeconds.toFixed(2), 8)}`,
+    ),
+  ];
+}

@@ -36,7 +36,7 @@ import { benchSignUps } from "./signups.mjs";
 import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
-import { LINE_ENTRIES, benchLine } from "./line.mjs";
+import { benchLine, lineReport } from "./line.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -549,12 +549,7 @@ function report({
         `${l.backend.padEnd(14)} ${pad(Math.abs(l.events), 6)} ${pad(l.seconds, 9)} ${pad(l.perSecond, 10)}${l.events === 400 ? "" : " - NOT EXACTLY ONCE"}`,
     ),
     "",
-    `The line at ${LINE_ENTRIES.toLocaleString("en")} confirmed entries, through the server's store, 10 at a time (targets: a place p95 <= 10 ms; crediting and referred within 10 % of plain; a wave of 10,000 <= 5 s)`,
-    "database       place p50 ms  p95 ms   confirmations/s plain  crediting  ratio   sign-ups/s plain  referred  ratio   wave s",
-    ...line.map((l) => {
-      const ratio = (a, b) => `${String(Math.round((a / b) * 100))} %`;
-      return `${l.backend.padEnd(14)} ${pad(l.placeP50Ms.toFixed(2), 12)} ${pad(l.placeP95Ms.toFixed(2), 7)} ${pad(Math.round(l.plainPerSecond), 22)} ${pad(Math.round(l.creditingPerSecond), 10)} ${pad(ratio(l.creditingPerSecond, l.plainPerSecond), 6)} ${pad(Math.round(l.signUpsPerSecond), 17)} ${pad(Math.round(l.referredSignUpsPerSecond), 9)} ${pad(ratio(l.referredSignUpsPerSecond, l.signUpsPerSecond), 6)} ${pad(l.waveSeconds.toFixed(2), 8)}`;
-    }),
+    ...lineReport(line),
   ];
   return lines.join("\n");
 }
