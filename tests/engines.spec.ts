@@ -82,6 +82,18 @@ async function click(driver: WebDriver, element: WebElement) {
   await element.click();
 }
 
+/** The collecting form's text field labelled `label` (its label's text starts with it). */
+const formField = (driver: WebDriver, label: string) =>
+  driver.findElement(
+    By.xpath(
+      `//label[starts-with(normalize-space(.), "${label}")]/following::*[self::input or self::textarea][1]`,
+    ),
+  );
+
+/** The collecting form's submit button. */
+const submitButton = (driver: WebDriver) =>
+  driver.findElement(By.css("form.waitlist-form button[type=submit]"));
+
 /** Replaces a field's text as a visitor would: select it all, delete it, type. */
 async function fill(driver: WebDriver, element: WebElement, text: string) {
   await click(driver, element);
@@ -212,13 +224,8 @@ test.describe("the collecting form, with proof of work", () => {
   }) => {
     await driver.get(`${server.url}/contact`);
     await hydrated(driver);
-    const field = (label: string) =>
-      driver.findElement(
-        By.xpath(
-          `//label[starts-with(normalize-space(.), "${label}")]/following::*[self::input or self::textarea][1]`,
-        ),
-      );
-    const submit = () => driver.findElement(By.css("form.waitlist-form button[type=submit]"));
+    const field = (label: string) => formField(driver, label);
+    const submit = () => submitButton(driver);
     await until(driver, () => submit().then((b) => b.isEnabled()), Boolean);
     await script(
       driver,
@@ -290,13 +297,8 @@ test.describe("a place in line that a friend improves", () => {
     await driver.get(`${server.url}/contact?ref=${code}`);
     await hydrated(driver);
     expect(await driver.getCurrentUrl()).toBe(`${server.url}/contact`);
-    const field = (label: string) =>
-      driver.findElement(
-        By.xpath(
-          `//label[starts-with(normalize-space(.), "${label}")]/following::*[self::input or self::textarea][1]`,
-        ),
-      );
-    const submit = () => driver.findElement(By.css("form.waitlist-form button[type=submit]"));
+    const field = (label: string) => formField(driver, label);
+    const submit = () => submitButton(driver);
     await until(driver, () => submit().then((b) => b.isEnabled()), Boolean);
     await fill(driver, await field("Full name"), "Grace Hopper");
     await fill(driver, await field("Email address"), "grace@example.org");
