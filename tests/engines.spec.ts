@@ -9,7 +9,7 @@ import { type Engine, type Session, startSession } from "./engines/driver";
 import { demo } from "../web/src/content/demo";
 import { routes } from "./helpers";
 // The waitlist's server (started only by the tests that use it).
-import { test as base, joinByRequest, lastEmailTo, linkIn } from "./waitlistServer";
+import { test as base, credited, joinByRequest, lastEmailTo, linkIn } from "./waitlistServer";
 
 const test = base.extend<
   { driver: WebDriver; url: (path: string) => string },
@@ -327,10 +327,11 @@ test.describe("a place in line that a friend improves", () => {
     expect(friendLine).toContain("4th of 4");
     expect(await errors(driver)).toEqual([]);
 
-    // The referrer's manage page: third less five places, the head of the line.
-    await driver.get(
-      linkIn(await lastEmailTo(mailbox, "ref@example.com", 4), server.url, "manage"),
-    );
+    // The referrer's manage page, once the server has given the credit: third less five
+    // places, the head of the line.
+    const manage = linkIn(await lastEmailTo(mailbox, "ref@example.com", 4), server.url, "manage");
+    await credited(request, server, manage, 1);
+    await driver.get(manage);
     await hydrated(driver);
     const referrerLine = await until(driver, lineText, (text) => text !== null);
     expect(referrerLine).toContain("1st of 4");

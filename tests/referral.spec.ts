@@ -9,6 +9,7 @@ import { coreReady, form, violations, watch } from "./helpers";
 import {
   type Mailbox,
   type Server,
+  credited,
   joinByRequest,
   lastEmailTo,
   linkIn,
@@ -96,8 +97,10 @@ test("a friend who joins through the share link and confirms moves the visitor a
   await expect(line(friend).getByText("8th of 8")).toBeVisible();
   await friendContext.close();
 
-  // The first visitor's manage page: one friend, confirmed, and five places better (of
-  // two keys of 2, the credited first): second of eight. Never who.
+  // The first visitor's manage page, once the server has given the credit: one friend,
+  // confirmed, and five places better (of two keys of 2, the credited first): second of
+  // eight. Never who.
+  await credited(request, server, manage, 1);
   await page.goto(manage);
   await expect(line(page).getByText("2nd of 8")).toBeVisible();
   await expect(line(page)).toContainText("1 friend has joined through your link; 1 confirmed.");

@@ -145,6 +145,30 @@ export async function joinByRequest(
   return (await confirmed.json()) as Awaited<ReturnType<typeof joinByRequest>>;
 }
 
+/**
+ * Waits until the entry whose manage link is `manage` has `credits` referral credits: the
+ * server's worker gives a credit a moment after the friend's confirmation (at most
+ * lathe-site's GATHER, 100 ms, and a batch), so a page read at once may show the place
+ * before it. Asked as the manage page asks.
+ */
+export async function credited(
+  request: APIRequestContext,
+  server: Server,
+  manage: string,
+  credits: number,
+): Promise<void> {
+  await expect
+    .poll(async () => {
+      const answer = await request.post(`${server.url}/api/waitlist/manage`, {
+        data: { token: manage.split("#")[1] },
+        headers: { Origin: server.url },
+      });
+      expect(answer.status()).toBe(200);
+      return ((await answer.json()) as { line?: { credits: number } }).line?.credits;
+    })
+    .toBe(credits);
+}
+
 /** Starts the SMTP server on a port the system picks, writing what it accepts into `folder`. */
 async function startMailbox(folder: string): Promise<[Mailbox, ChildProcess]> {
   // Debian's python3-aiosmtpd is for Debian's Python.

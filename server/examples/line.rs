@@ -6,8 +6,10 @@
 //! - `placeP50Ms`, `placeP95Ms`: reading one entry's place and standing (what the manage
 //!   page asks), for 300 entries at random;
 //! - `plainPerSecond`, `creditingPerSecond`: confirmations of new sign-ups without a
-//!   referrer, and of sign-ups through a share link (each credits its referrer), ten at
-//!   once, in alternating rounds, on the same full line;
+//!   referrer, and of sign-ups through a share link (each credits its referrer, given by
+//!   the server's worker alongside; a round lasts until its last credit is given), ten at
+//!   once, in alternating rounds, on the same full line; `creditsSettledMs`: the longest
+//!   a round's last credit took after its last confirmation;
 //! - `signUpsPerSecond`, `referredSignUpsPerSecond`: the sign-ups before them, without and
 //!   with a referral code, ten at once;
 //! - `waveSeconds`: a wave of 10,000 invitations taken in place order.
@@ -25,7 +27,7 @@ use lathe_site::domain::{Entry, Letter};
 use lathe_site::store::{Location, Store};
 
 /// New sign-ups of each kind measured (and confirmed).
-const SIGN_UPS: usize = 2000;
+const SIGN_UPS: usize = 4000;
 /// Requests at once, as the other server benches send them.
 const AT_ONCE: usize = 10;
 /// Places read.
@@ -98,7 +100,10 @@ async fn main() {
     let referred: Vec<Option<String>> = codes.into_iter().map(Some).collect();
     let sign_ups = sign_up_all(&store, "plain", &plain).await;
     let referred_sign_ups = sign_up_all(&store, "friend", &referred).await;
-    let (plain_rate, crediting_rate) = confirmations(&store, &location).await;
+    // The server's worker gives the credits as the confirmations make them due.
+    let worker = tokio::spawn(lathe_site::waitlist::credits::run(store.clone()));
+    let (plain_rate, crediting_rate, settled_ms) = confirmations(&store, &location).await;
+    worker.abort();
     let credited = query_i64(&location, "SELECT COUNT(*) FROM credited_mailboxes").await;
     assert_eq!(
         usize::try_from(credited).ok(),
@@ -132,6 +137,7 @@ async fn main() {
             "referredSignUpsPerSecond": referred_sign_ups,
             "plainPerSecond": plain_rate,
             "creditingPerSecond": crediting_rate,
+            "creditsSettledMs": settled_ms,
             "waveSeconds": wave_seconds,
         })
     );
@@ -209,21 +215,49 @@ async fn sign_up_all(store: &Store, run: &str, codes: &[Option<String>]) -> f64 
 /// Confirmations per second of the entries under `plain` and of those under `friend`
 /// (each crediting its referrer), in alternating rounds, so that neither kind has the
 /// database as it was first (on PostgreSQL the first of two runs was a third faster,
-/// whichever it was).
-async fn confirmations(store: &Store, location: &Location) -> (f64, f64) {
+/// whichever it was). The server's worker gives the credits alongside; a crediting round
+/// lasts until its last credit is given (what the worker had not yet given is given at
+/// once, as its next batch would, without its wait): the credits' work is all counted.
+/// Also the longest a round's last credit took after its last confirmation, in ms.
+async fn confirmations(store: &Store, location: &Location) -> (f64, f64, f64) {
     let (plain, friends) = (
         links(location, "plain").await,
         links(location, "friend").await,
     );
-    let (mut plain_seconds, mut crediting_seconds) = (0.0, 0.0);
+    let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+    let (mut plain_seconds, mut crediting_seconds, mut settled_ms) = (0.0, 0.0, 0.0_f64);
     let round = SIGN_UPS / ROUNDS;
     for (plain, friends) in plain.chunks(round).zip(friends.chunks(round)) {
         plain_seconds += confirm_all(store, plain).await;
-        crediting_seconds += confirm_all(store, friends).await;
+        let started = Instant::now();
+        confirm_all(store, friends).await;
+        let settling = Instant::now();
+        while store
+            .credit_due(lathe_site::now_ms())
+            .await
+            .expect("credits given")
+            .friends
+            > 0
+        {}
+        // And the worker's batch under way, if one is (on PostgreSQL it took some).
+        while sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM waitlist WHERE credit_due IS NOT NULL",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("a count")
+            > 0
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        crediting_seconds += started.elapsed().as_secs_f64();
+        settled_ms = settled_ms.max(settling.elapsed().as_secs_f64() * 1000.0);
     }
+    pool.close().await;
     (
         SIGN_UPS as f64 / plain_seconds,
         SIGN_UPS as f64 / crediting_seconds,
+        settled_ms,
     )
 }
 

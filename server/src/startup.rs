@@ -186,6 +186,12 @@ impl Application {
         self.outbox.as_ref()
     }
 
+    /// The waitlist's store, when the server collects (tests give the referral credits
+    /// due by hand: [`Store::credit_due`]).
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
     /// The webhook worker, when the server has a receiver (tests run its due deliveries
     /// by hand).
     pub fn hooks(&self) -> Option<&Hooks> {
@@ -225,6 +231,7 @@ impl Application {
             }
             if let Some(store) = &self.store {
                 tasks.push(retention::spawn(store.clone()));
+                tasks.push(tokio::spawn(waitlist::credits::run(store.clone())));
             }
         }
         let draining = self.draining;

@@ -57,7 +57,7 @@ const HELP: [(&str, &str); 16] = [
     ),
     (
         REFERRALS_CREDITED,
-        "Referrals credited (a friend confirmed).",
+        "Referrals credited by this instance (each a friend who confirmed).",
     ),
     (
         CHALLENGES,
@@ -160,9 +160,9 @@ pub fn referral_ignored(reason: &'static str) {
 /// Referrals credited.
 pub const REFERRALS_CREDITED: &str = "lathe_referrals_credited_total";
 
-/// A referral was credited.
-pub fn referral_credited() {
-    metrics::counter!(REFERRALS_CREDITED).increment(1);
+/// `n` referrals were credited.
+pub fn referrals_credited(n: usize) {
+    metrics::counter!(REFERRALS_CREDITED).increment(u64::try_from(n).unwrap_or(u64::MAX));
 }
 
 /// Sign-ups the database failed to store.

@@ -2,11 +2,10 @@
 
 use futures_util::{Stream, StreamExt};
 use lathe_core::validation::email_key;
-use serde_json::json;
 use sqlx::Row;
 
 use super::events::Event;
-use super::{Backend, Store, StoreError, allowances, erasures, line, outbox};
+use super::{Backend, Store, StoreError, allowances, credits, erasures, line, outbox};
 use crate::domain::referral::{Ignored, refusal};
 use crate::domain::token::{random_code, random_id};
 use crate::domain::{Entry, ErasedBy, Kind, Status};
@@ -38,14 +37,6 @@ pub struct Proof<'a> {
     pub signature: &'a str,
     /// When the challenge expires, ms since the Unix epoch: the record is kept until then.
     pub expires_at: i64,
-}
-
-/// A referral credited: to whom, their credits now, and their key in the line (if they
-/// stand in it).
-struct Credit {
-    referrer: String,
-    credits: i64,
-    standing: Option<(i64, i64, i64)>,
 }
 
 /// What a stored sign-up did.
@@ -93,11 +84,9 @@ pub struct ProofUsed;
 /// What became of a confirmation link's entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Confirmed {
-    /// Its address is confirmed now; `credited` if that earned its referrer a credit.
-    Now {
-        /// Whether a referrer was credited.
-        credited: bool,
-    },
+    /// Its address is confirmed now (and a referrer's credit due, if it signed up
+    /// through a link: [`Store::credit_due`] gives it).
+    Now,
     /// It was confirmed already (the link is used).
     Already,
     /// There is no such entry (erased, or deleted unconfirmed).
@@ -254,14 +243,16 @@ impl Store {
         self.guarded(async {
             let mut tx = self.pool.begin().await?;
             // The next confirmation number, and the key it gives with the credits the
-            // entry earned while it was pending. fetch_all steps the statement to its end,
-            // so its errors are seen.
+            // entry earned while it was pending; through a link, its referrer's credit
+            // due (see credits.rs). fetch_all steps the statement to its end, so its
+            // errors are seen.
             let rows = sqlx::query(&format!(
                 "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
-                     confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
+                     confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits,
+                     credit_due = CASE WHEN referred_by IS NOT NULL AND $5 > 0 THEN 1 END
                  FROM (SELECT {} AS n) AS next
                  WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
-                 RETURNING name, email, interest, line_key, referred_by",
+                 RETURNING name, email, interest, line_key, credit_due",
                 line::next_number(self.backend())
             ))
             .bind(Status::Confirmed.as_str())
@@ -277,29 +268,19 @@ impl Store {
                     row.try_get("email")?,
                     row.try_get("interest")?,
                 );
-                let mut counts = line::Counts::default();
-                counts.join(row.try_get("line_key")?);
                 let person = Some((name.as_str(), email.as_str(), interest.as_str()));
                 self.record(&mut tx, Event::Confirmed, id, person, &[], now)
                     .await?;
-                let referrer: Option<String> = row.try_get("referred_by")?;
-                let credit = match referrer {
-                    Some(referrer) if self.places() > 0 => {
-                        self.credit(&mut tx, &mut counts, &referrer, &email, now)
-                            .await?
-                    }
-                    _ => None,
-                };
-                // The counts after every row this takes (see line::Counts), and the
-                // referrer's new place read from them.
+                // The count last (see line::Counts).
+                let mut counts = line::Counts::default();
+                counts.join(row.try_get("line_key")?);
                 counts.apply(&mut tx).await?;
-                if let Some(credit) = &credit {
-                    self.tell_credit(&mut tx, credit, now).await?;
-                }
+                let due: Option<i64> = row.try_get("credit_due")?;
                 tx.commit().await?;
-                return Ok(Confirmed::Now {
-                    credited: credit.is_some(),
-                });
+                if due.is_some() {
+                    self.credits_due.notify_one();
+                }
+                return Ok(Confirmed::Now);
             }
             tx.rollback().await?;
             let there: Option<String> =
@@ -313,110 +294,6 @@ impl Store {
                 Confirmed::Unknown
             })
         })
-        .await
-    }
-
-    /// Credits, in `tx`, the entry `referrer` with the friend `email` just confirmed,
-    /// unless the friend's mailbox earned a credit before (here or on another instance,
-    /// even for an entry since erased) or the referrer is gone: the credit, if given. The
-    /// referrer moves ahead in `counts`.
-    async fn credit(
-        &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        counts: &mut line::Counts,
-        referrer: &str,
-        email: &str,
-        now: i64,
-    ) -> Result<Option<Credit>, sqlx::Error> {
-        let mailbox = super::keyed_hash(&self.mailbox_key, &lathe_core::referral::mailbox(email));
-        let places = i64::from(self.places());
-        // The mailbox's one credit is taken (its hash inserted) while the referrer is
-        // there, and only then the referrer moves ahead. On PostgreSQL in one statement (a
-        // round trip is most of a statement's cost there); SQLite has no INSERT in a WITH.
-        let take = "INSERT INTO credited_mailboxes (mailbox_hash, credited_at)
-             SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM waitlist WHERE id = $3)
-             ON CONFLICT (mailbox_hash) DO NOTHING";
-        // The referrer's update, its id and the places as the placeholders given.
-        let moved_ahead = |id: &str, places: &str, only: &str| {
-            format!(
-                "UPDATE waitlist SET credits = credits + 1, neg_credits = neg_credits - 1,
-                     line_key = line_key - {places}
-                 WHERE id = {id} {only}
-                 RETURNING credits, line_key, neg_credits, line_number"
-            )
-        };
-        let rows = if self.backend() == Backend::Postgres {
-            let update = moved_ahead("$3", "$4", "AND EXISTS (SELECT 1 FROM taken)");
-            sqlx::query(&format!("WITH taken AS ({take} RETURNING 1) {update}"))
-                .bind(&mailbox)
-                .bind(now)
-                .bind(referrer)
-                .bind(places)
-                .fetch_all(&mut **tx)
-                .await?
-        } else {
-            let taken = sqlx::query(take)
-                .bind(&mailbox)
-                .bind(now)
-                .bind(referrer)
-                .execute(&mut **tx)
-                .await?;
-            if taken.rows_affected() == 0 {
-                return Ok(None);
-            }
-            sqlx::query(&moved_ahead("$1", "$2", ""))
-                .bind(referrer)
-                .bind(places)
-                .fetch_all(&mut **tx)
-                .await?
-        };
-        let Some(row) = rows.first() else {
-            // Credited before, or the referrer erased since the check above (on another
-            // instance).
-            return Ok(None);
-        };
-        let key: Option<i64> = row.try_get("line_key")?;
-        if let Some(key) = key {
-            counts.moved(key + places, key);
-        }
-        Ok(Some(Credit {
-            referrer: referrer.to_owned(),
-            credits: row.try_get("credits")?,
-            standing: match key {
-                Some(key) => Some((
-                    key,
-                    row.try_get("neg_credits")?,
-                    row.try_get("line_number")?,
-                )),
-                None => None,
-            },
-        }))
-    }
-
-    /// Records, in `tx`, the `referral.credited` event of `credit`: the referrer's id,
-    /// credits and new place (nothing of the friend), when there is a receiver.
-    async fn tell_credit(
-        &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        credit: &Credit,
-        now: i64,
-    ) -> Result<(), sqlx::Error> {
-        if !self.webhooks_on() {
-            return Ok(());
-        }
-        let place = match credit.standing {
-            Some(standing) => Some(Self::place_of(tx, standing).await?),
-            None => None,
-        };
-        let extra = [("credits", json!(credit.credits)), ("place", json!(place))];
-        self.record(
-            tx,
-            Event::ReferralCredited,
-            &credit.referrer,
-            None,
-            &extra,
-            now,
-        )
         .await
     }
 
@@ -514,25 +391,33 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         // fetch_all steps the statement to its end, so its errors are seen.
-        let gone: Vec<(String, Option<i64>)> =
-            sqlx::query_as("DELETE FROM waitlist WHERE email_key = $1 RETURNING id, line_key")
-                .bind(key)
-                .fetch_all(&mut *tx)
-                .await?;
-        let Some((id, line_key)) = gone.first() else {
+        let gone: Vec<credits::Gone> = sqlx::query_as(&format!(
+            "DELETE FROM waitlist WHERE email_key = $1 RETURNING {}",
+            credits::GONE
+        ))
+        .bind(key)
+        .fetch_all(&mut *tx)
+        .await?;
+        let Some((id, line_key, ..)) = gone.first() else {
             return Ok(false);
         };
+        let id = id.clone();
         let mut counts = line::Counts::default();
         counts.leave(*line_key);
+        let credits = self
+            .credit(&mut tx, &mut counts, &credits::owed(&gone), now)
+            .await?;
         counts.apply(&mut tx).await?;
+        self.tell_credits(&mut tx, &credits, now).await?;
         let event = if by == ErasedBy::Unsubscribed {
             Event::Unsubscribed
         } else {
             Event::Erased
         };
-        self.record(&mut tx, event, id, None, &[], now).await?;
+        self.record(&mut tx, event, &id, None, &[], now).await?;
         erasures::record(&mut tx, by, 1, now).await?;
         tx.commit().await?;
+        credits::counted(&credits);
         Ok(true)
     }
 

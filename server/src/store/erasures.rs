@@ -3,6 +3,7 @@
 
 use sqlx::Row;
 
+use super::credits::{GONE, Gone, owed};
 use super::events::Event;
 use super::{Store, StoreError};
 use crate::domain::{ErasedBy, Status};
@@ -28,6 +29,7 @@ impl Store {
         use lathe_core::retention::{inactive_cutoff, pending_cutoff};
         let mut tx = self.pool.begin().await?;
         let mut purged = Purged::default();
+        let mut credits = Vec::new();
         for (by, condition, cutoff) in [
             (
                 ErasedBy::Unconfirmed,
@@ -50,20 +52,23 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             // fetch_all steps the statement to its end, so its errors are seen.
-            let gone: Vec<(String, String, Option<i64>)> = sqlx::query_as(&format!(
-                "DELETE FROM waitlist WHERE {condition} RETURNING email, id, line_key"
+            let gone: Vec<Gone> = sqlx::query_as(&format!(
+                "DELETE FROM waitlist WHERE {condition} RETURNING {GONE}"
             ))
             .bind(cutoff)
             .fetch_all(&mut *tx)
             .await?;
             record(&mut tx, by, gone.len() as u64, now).await?;
             let mut counts = super::line::Counts::default();
-            for (_, _, key) in &gone {
+            for (_, key, ..) in &gone {
                 counts.leave(*key);
             }
+            let given = self.credit(&mut tx, &mut counts, &owed(&gone), now).await?;
             counts.apply(&mut tx).await?;
+            self.tell_credits(&mut tx, &given, now).await?;
+            credits.extend(given);
             let mut emails = Vec::with_capacity(gone.len());
-            for (email, id, _) in gone {
+            for (id, _, email, ..) in gone {
                 self.record(&mut tx, Event::Erased, &id, None, &[], now)
                     .await?;
                 emails.push(email);
@@ -82,6 +87,7 @@ impl Store {
             tx.rollback().await?;
         } else {
             tx.commit().await?;
+            super::credits::counted(&credits);
         }
         Ok(purged)
     }

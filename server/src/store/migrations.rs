@@ -29,6 +29,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0007_proofs",
     "0008_paced_waves",
     "0009_line",
+    "0010_credits_due",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

@@ -5,6 +5,7 @@
 //! a table ([`entries`], [`outbox`], [`erasures`], [`waves`], [`events`]).
 
 mod allowances;
+mod credits;
 mod entries;
 mod erasures;
 mod events;
@@ -25,6 +26,7 @@ use sqlx::{AnyConnection, AnyPool, Connection};
 
 use crate::domain::token::{random_code, random_id};
 
+pub use credits::{CREDIT_BATCH, Settled};
 pub use entries::{Confirmed, Proof, ProofUsed, Resent, SignedUp};
 pub use erasures::Purged;
 pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
@@ -127,6 +129,8 @@ pub struct Store {
     mailbox_key: Arc<str>,
     /// What a credit is worth, in places ([`Store::set_places`]).
     places: Arc<AtomicU32>,
+    /// Wakes the worker that gives referral credits ([`Store::credits_waker`]).
+    credits_due: Arc<tokio::sync::Notify>,
 }
 
 impl Store {
@@ -200,6 +204,7 @@ impl Store {
             allowance_key: Arc::from(allowance_key),
             mailbox_key: Arc::from(mailbox_key),
             places: Arc::new(AtomicU32::new(places)),
+            credits_due: Arc::new(tokio::sync::Notify::new()),
         })
     }
 

@@ -388,11 +388,8 @@ async fn confirm(link: Link) -> Result<Response, Refused> {
     let store = &link.links.store;
     Ok(
         match store.confirm(&claims.entry, &claims.nonce, now).await? {
-            Confirmed::Now { credited } => {
+            Confirmed::Now => {
                 metrics::confirmed();
-                if credited {
-                    metrics::referral_credited();
-                }
                 Outcome::Confirmed.answer(standing(store, &claims.entry).await?)
             }
             Confirmed::Already => Outcome::Used.into_response(),

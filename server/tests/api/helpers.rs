@@ -1,6 +1,7 @@
 //! The application in-process, as the tests drive it: [`TestApp`] builds it from a
 //! [`Config`] on a port the system picks and serves it on a runtime of its own; its
-//! outbox's due emails go when the test says ([`TestApp::deliver_due`]), not on a timer.
+//! outbox's due emails go when the test says ([`TestApp::deliver_due`]), not on a timer,
+//! and so do the referral credits due ([`TestApp::credit_due`]).
 //! And the owner's commands, which are a program's: [`owner`] runs the binary.
 
 use std::net::SocketAddr;
@@ -27,6 +28,7 @@ pub struct TestApp {
     pub address: SocketAddr,
     outbox: Option<Outbox>,
     hooks: Option<Hooks>,
+    store: Option<Store>,
     stop: Option<oneshot::Sender<()>>,
     runtime: Runtime,
 }
@@ -44,7 +46,7 @@ impl TestApp {
         let app = runtime.block_on(Application::build(config)).unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let (address, outbox) = (app.address(), app.outbox().cloned());
-        let hooks = app.hooks().cloned();
+        let (hooks, store) = (app.hooks().cloned(), app.store().cloned());
         runtime.spawn(app.run_until_stopped(async {
             let _ = stopped.await;
         }));
@@ -52,6 +54,7 @@ impl TestApp {
             address,
             outbox,
             hooks,
+            store,
             stop: Some(stop),
             runtime,
         }
@@ -103,6 +106,25 @@ impl TestApp {
 }
 
 impl TestApp {
+    /// Gives the referral credits due, as the server's worker would, until none is left
+    /// due: how many friends it settled.
+    pub fn credit_due(&self) -> usize {
+        let store = self.store.as_ref().expect("a collecting server");
+        let mut settled = 0;
+        loop {
+            let now = lathe_site::now_ms();
+            match self
+                .runtime
+                .block_on(store.credit_due(now))
+                .unwrap()
+                .friends
+            {
+                0 => return settled,
+                n => settled += n,
+            }
+        }
+    }
+
     /// Delivers the webhook events due at `now`, as the worker would, until none is left
     /// due: how many it tried.
     pub fn deliver_events_at(&self, now: i64) -> usize {

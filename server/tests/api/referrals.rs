@@ -56,8 +56,9 @@ impl Member {
     }
 }
 
-/// Signs up `email` (through `code`'s link, if given) and confirms it from its email:
-/// the member, and the confirmation's answer.
+/// Signs up `email` (through `code`'s link, if given) and confirms it from its email,
+/// and its referrer's credit is given (as the server's worker does, at once): the member,
+/// and the confirmation's answer.
 fn join(app: &TestApp, smtp: &Smtp, email: &str, code: Option<&str>) -> (Member, Value) {
     let body = match code {
         Some(code) => sign_up_by(email, code),
@@ -67,6 +68,7 @@ fn join(app: &TestApp, smtp: &Smtp, email: &str, code: Option<&str>) -> (Member,
     let email = latest_to(app, smtp, email);
     let confirm = email.token("confirm").expect("a confirmation link");
     let answer = json(&post_token(app.address, CONFIRM, &confirm));
+    app.credit_due();
     let manage = email.token("manage").expect("a manage link");
     (Member { manage }, answer)
 }
@@ -122,6 +124,15 @@ fn a_confirmed_friend_moves_their_referrer_ahead(database: &Location) {
         (&answer["line"]["place"], &answer["line"]["of"]),
         (&Value::from(11), &Value::from(11))
     );
+    // The credit is due from the confirmation and given by the worker's next batch.
+    let line = members[9].line(&app);
+    assert_eq!(
+        (&line["confirmed"], &line["credits"], &line["place"]),
+        (&Value::from(1), &Value::from(0), &Value::from(10)),
+        "{line}"
+    );
+    assert_eq!(app.credit_due(), 1, "one friend's credit settled");
+    assert_eq!(app.credit_due(), 0, "and none left due");
     let line = members[9].line(&app);
     assert_eq!(
         (
@@ -267,6 +278,48 @@ fn friends_that_earn_nothing(database: &Location) {
         &email.token("confirm").unwrap(),
     ));
     assert_eq!(answer["status"], "confirmed");
+    assert_eq!(app.credit_due(), 1, "the friend's due credit settled");
+    assert_eq!(
+        sql_text(database, "SELECT COUNT(*) FROM credited_mailboxes"),
+        "1",
+        "and nothing given"
+    );
+}
+
+/// A friend who confirms and erases their entry before the worker's next batch still
+/// earns their referrer the credit (the erasure gives it), once.
+fn an_erasure_gives_the_credit_still_due(database: &Location) {
+    let smtp = Smtp::start();
+    let app = TestApp::confirming(database, &smtp);
+    let members: Vec<Member> = (1..=7)
+        .map(|n| join(&app, &smtp, &format!("m{n}@example.com"), None).0)
+        .collect();
+    let code = members[6].code(&app);
+    assert_eq!(
+        post(app.address, &sign_up_by("brief@example.org", &code)).status,
+        201
+    );
+    let email = latest_to(&app, &smtp, "brief@example.org");
+    let answer = json(&post_token(
+        app.address,
+        CONFIRM,
+        &email.token("confirm").unwrap(),
+    ));
+    assert_eq!(answer["line"]["place"], 8);
+    assert_eq!(members[6].line(&app)["credits"], 0, "due, not given yet");
+    let erased = json(&post_token(
+        app.address,
+        ERASE,
+        &email.token("manage").unwrap(),
+    ));
+    assert_eq!(erased["status"], "erased");
+    let line = members[6].line(&app);
+    assert_eq!(
+        (&line["credits"], &line["place"], &line["of"]),
+        (&Value::from(1), &Value::from(2), &Value::from(7)),
+        "7 - 5 = 2: before the second, by its credit: {line}"
+    );
+    assert_eq!(app.credit_due(), 0, "nothing left due");
     assert_eq!(
         sql_text(database, "SELECT COUNT(*) FROM credited_mailboxes"),
         "1"
@@ -478,6 +531,7 @@ lathe_site_testkit::on_both_databases!(
     another_value_remakes_the_line,
     a_confirmed_friend_moves_their_referrer_ahead,
     friends_that_earn_nothing,
+    an_erasure_gives_the_credit_still_due,
     the_line_after_invitations_and_erasures,
     referrals_off_show_no_line_and_credit_nothing,
 );
@@ -517,6 +571,25 @@ fn two_instances_racing_credit_one_mailbox_once() {
                 });
             }
         });
+        // And both instances' workers give the credits due at once.
+        let settled: Vec<usize> = std::thread::scope(|scope| {
+            let workers: Vec<_> = apps
+                .iter()
+                .map(|app| {
+                    let barrier = &barrier;
+                    scope.spawn(move || {
+                        barrier.wait();
+                        app.credit_due()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(
+            settled.iter().sum::<usize>(),
+            2,
+            "round {round}: {settled:?}"
+        );
         assert_eq!(
             referrer.line(&apps[1])["credits"],
             round + 1,
@@ -560,6 +633,11 @@ fn places_are_the_cores(database: &Location) {
             );
             members.push((email, Member { manage }));
         }
+        // The worker's batches come when they come: several credits in one, or an
+        // erasure first.
+        if random.below(3) == 0 {
+            app.credit_due();
+        }
         match random.below(12) {
             0 => {
                 let expected = core_order(database);
@@ -579,6 +657,7 @@ fn places_are_the_cores(database: &Location) {
             _ => {}
         }
     }
+    app.credit_due();
     let standings = standings(database);
     let line: Vec<CoreStanding> = standings.iter().map(|(_, s)| *s).collect();
     let mut checked = 0;

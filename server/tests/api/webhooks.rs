@@ -125,6 +125,11 @@ fn a_credited_referral_is_told_with_the_referrers_id_credits_and_place() {
         status_of(&post_token(app.address, "/api/waitlist/confirm", &token)).0,
         200
     );
+    assert_eq!(
+        app.credit_due(),
+        1,
+        "the friend's credit, given by the worker"
+    );
     assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 2);
     let got = receiver.deliveries();
     let credited: Vec<_> = got
