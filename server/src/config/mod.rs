@@ -150,8 +150,10 @@ pub struct ServeArgs {
     /// collects nothing (and the endpoint says so).
     #[arg(long, env = "LATHE_DATABASE")]
     database: Option<Location>,
-    /// Sign-ups accepted per client per minute (0: no limit).
-    #[arg(long, env = "LATHE_SIGN_UPS_PER_MINUTE", default_value_t = 5)]
+    /// Sign-ups accepted per client per minute (0: no limit), at most 60000000 (one a
+    /// microsecond, the unit the allowance is kept in).
+    #[arg(long, env = "LATHE_SIGN_UPS_PER_MINUTE", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::store::MAX_PER_MINUTE)))]
     sign_ups_per_minute: u32,
     /// Places a confirmed friend moves their referrer ahead in the line (0: no
     /// referrals: no share links shown, nothing credited). Give every server on one

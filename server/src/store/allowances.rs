@@ -9,13 +9,19 @@ use std::num::NonZeroU32;
 
 use super::{Store, StoreError};
 
-/// A minute, in ms.
-const MINUTE_MS: i64 = 60_000;
+/// A minute, in µs: the allowances' unit (migration 0011).
+const MINUTE_US: i64 = 60_000_000;
+
+/// The most sign-ups a minute an allowance can keep exactly: one a microsecond.
+/// (`--sign-ups-per-minute` refuses more.)
+pub const MAX_PER_MINUTE: u32 = 60_000_000;
 
 impl Store {
-    /// Takes one sign-up at `now` from the allowance of `client` (its address, as the
-    /// server reads it), `per_minute` a minute with a burst of as many: `None` if it had
-    /// one, else how many ms until it has.
+    /// Takes one sign-up at `now_us` (µs since the Unix epoch) from the allowance of
+    /// `client` (its address, as the server reads it), `per_minute` a minute (at most
+    /// [`MAX_PER_MINUTE`]) with a burst of as many: `None` if it had one, else how many
+    /// µs until it has. Sign-ups that reach the database a little out of their order
+    /// share the burst, as they do in order.
     ///
     /// # Errors
     /// The database failing or unreachable.
@@ -23,22 +29,23 @@ impl Store {
         &self,
         client: &str,
         per_minute: NonZeroU32,
-        now: i64,
+        now_us: i64,
     ) -> Result<Option<i64>, StoreError> {
         let key = self.client_key(client);
-        let interval = MINUTE_MS / i64::from(per_minute.get());
+        let per_minute = per_minute.min(NonZeroU32::new(MAX_PER_MINUTE).unwrap_or(NonZeroU32::MIN));
+        let interval = MINUTE_US / i64::from(per_minute.get());
         let tolerance = interval * (i64::from(per_minute.get()) - 1);
         self.guarded(async {
             // One statement: two servers at once take from one allowance.
             let taken: Option<i64> = sqlx::query_scalar(
-                "INSERT INTO allowances (client, tat) VALUES ($1, $2 + $3)
+                "INSERT INTO allowances (client, tat_us) VALUES ($1, $2 + $3)
                  ON CONFLICT (client) DO UPDATE
-                     SET tat = CASE WHEN allowances.tat > $2 THEN allowances.tat ELSE $2 END + $3
-                     WHERE CASE WHEN allowances.tat > $2 THEN allowances.tat ELSE $2 END - $2 <= $4
-                 RETURNING tat",
+                     SET tat_us = CASE WHEN allowances.tat_us > $2 THEN allowances.tat_us ELSE $2 END + $3
+                     WHERE CASE WHEN allowances.tat_us > $2 THEN allowances.tat_us ELSE $2 END - $2 <= $4
+                 RETURNING tat_us",
             )
             .bind(&key)
-            .bind(now)
+            .bind(now_us)
             .bind(interval)
             .bind(tolerance)
             .fetch_optional(&self.pool)
@@ -46,11 +53,11 @@ impl Store {
             if taken.is_some() {
                 return Ok(None);
             }
-            let tat: i64 = sqlx::query_scalar("SELECT tat FROM allowances WHERE client = $1")
+            let tat: i64 = sqlx::query_scalar("SELECT tat_us FROM allowances WHERE client = $1")
                 .bind(&key)
                 .fetch_one(&self.pool)
                 .await?;
-            Ok(Some((tat - tolerance - now).max(1)))
+            Ok(Some((tat - tolerance - now_us).max(1)))
         })
         .await
     }
@@ -79,17 +86,19 @@ pub(super) async fn spend_proof(
     Ok(done.rows_affected() == 1)
 }
 
-/// Forgets, in `tx`, what no longer counts at `now`: the clients whose allowance is
+/// Forgets, in `tx`, what no longer counts at `now` (ms): the clients whose allowance is
 /// whole again, and the proofs whose challenges expired.
 pub(super) async fn forget(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     now: i64,
 ) -> Result<(), sqlx::Error> {
-    for statement in [
-        "DELETE FROM allowances WHERE tat <= $1",
-        "DELETE FROM proofs WHERE expires_at < $1",
-    ] {
-        sqlx::query(statement).bind(now).execute(&mut **tx).await?;
-    }
+    sqlx::query("DELETE FROM allowances WHERE tat_us <= $1")
+        .bind(now.saturating_mul(1000))
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("DELETE FROM proofs WHERE expires_at < $1")
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }

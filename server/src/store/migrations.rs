@@ -30,6 +30,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0008_paced_waves",
     "0009_line",
     "0010_credits_due",
+    "0011_allowances_in_microseconds",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

@@ -26,6 +26,7 @@ use sqlx::{AnyConnection, AnyPool, Connection};
 
 use crate::domain::token::{random_code, random_id};
 
+pub use allowances::MAX_PER_MINUTE;
 pub use credits::{CREDIT_BATCH, Settled};
 pub use entries::{Confirmed, Proof, ProofUsed, Resent, SignedUp};
 pub use erasures::Purged;

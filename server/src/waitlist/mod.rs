@@ -204,13 +204,12 @@ impl Waitlist {
                 .err()
                 .map(|not_until| not_until.wait_time_from(now))
         } else {
-            let now = crate::now_ms();
             let wait = self
                 .store
-                .admit(&client.ip().to_string(), per_minute, now)
+                .admit(&client.ip().to_string(), per_minute, crate::now_us())
                 .await;
             let wait = wait.map_err(SignUpError::NotStored)?;
-            wait.map(|ms| Duration::from_millis(ms.unsigned_abs()))
+            wait.map(|us| Duration::from_micros(us.unsigned_abs()))
         };
         match wait {
             None => Ok(()),

@@ -477,9 +477,44 @@ fn without_a_database_the_endpoint_says_it_is_not_collecting() {
     );
 }
 
+/// Above 60,000 a minute the allowance's interval was 0 ms, so a sign-up that reached the
+/// database a millisecond after a later one was refused although the client had most of
+/// its burst left. Kept in µs, it is exact to 60,000,000 a minute: sign-ups out of their
+/// order share the burst, and the burst's end is where it should be.
+fn an_allowance_of_any_size_takes_sign_ups_out_of_order(database: &Location) {
+    use lathe_site::store::{MAX_PER_MINUTE, Store};
+    let store = crate::helpers::run(Store::open(database)).unwrap();
+    let admit = |client: &str, per_minute: u32, now_us: i64| {
+        crate::helpers::run(store.admit(client, NonZeroU32::new(per_minute).unwrap(), now_us))
+            .unwrap()
+    };
+    let t = 1_800_000_000_000_000_i64;
+    for per_minute in [120_000, 6_000_000, MAX_PER_MINUTE] {
+        let client = format!("client at {per_minute}");
+        assert_eq!(admit(&client, per_minute, t), None);
+        assert_eq!(admit(&client, per_minute, t - 1000), None, "1 ms earlier");
+        assert_eq!(admit(&client, per_minute, t - 1), None, "1 µs earlier");
+    }
+    // Seven a minute: a burst of seven at one instant, then the eighth waits 60 s / 7.
+    let client = "a whole burst";
+    let per_minute = 7;
+    for n in 0..7 {
+        assert_eq!(
+            admit(client, per_minute, t),
+            None,
+            "sign-up {n} of the burst"
+        );
+    }
+    // 8,571,428 µs: exact to the microsecond.
+    assert_eq!(admit(client, per_minute, t), Some(8_571_428));
+    assert_eq!(admit(client, per_minute, t + 8_571_428), None);
+    crate::helpers::run(store.close());
+}
+
 lathe_site_testkit::on_both_databases!(
     a_repeat_sign_up_leaves_the_entry_and_answers_as_a_new_one,
     two_hundred_concurrent_sign_ups_make_two_hundred_rows,
+    an_allowance_of_any_size_takes_sign_ups_out_of_order,
 );
 
 #[test]

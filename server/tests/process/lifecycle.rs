@@ -214,6 +214,22 @@ fn an_unusable_database_is_named_at_start_at_once() {
     assert!(said.contains(Postgres::DOWN), "{said}");
 }
 
+#[test]
+fn an_allowance_it_cannot_keep_is_refused_at_start() {
+    let dist = fixture().to_str().unwrap();
+    let said = fails_at_once(&[
+        "serve",
+        "--dist",
+        dist,
+        "--port",
+        "0",
+        "--sign-ups-per-minute",
+        "60000001",
+    ]);
+    assert!(said.contains("--sign-ups-per-minute"), "{said}");
+    assert!(said.contains("60000001 is not in 0..=60000000"), "{said}");
+}
+
 /// What `lathe-site ARGS` says on standard error when it fails, as it must, within 3 s.
 fn fails_at_once(args: &[&str]) -> String {
     let started = Instant::now();
