@@ -1,15 +1,15 @@
-//! Referral credits. A confirmation only marks its friend's credit due (`credit_due`,
-//! migration 0010: one more column in the row it rewrites anyway); the credit itself is
-//! given after it commits, by [`Store::credit_due`], in batches: the mailbox's one credit
-//! taken (its keyed hash inserted into `credited_mailboxes`), then each referrer moved
-//! ahead once by all its friends in the batch. A confirmation then costs what it costs
+//! Referral credits. A confirmation only makes its friend's credit due (a row of
+//! `credits_due`, migration 0010, in the confirmation's own statement on PostgreSQL); the
+//! credit itself is given after it commits, by [`Store::credit_due`], in batches: the
+//! mailbox's one credit taken (its keyed hash inserted into `credited_mailboxes`), then
+//! each referrer moved ahead once by all its friends in the batch. A confirmation then costs what it costs
 //! without a referrer, and a referrer whose friends confirm at once is rewritten once a
 //! batch rather than once a friend, its row never a queue the confirmations wait in
 //! (docs/server.md, "What a credit costs"). The server's worker runs it as soon as a
 //! confirmation says so ([`Store::credits_waker`]), and on a timer for the other
 //! instances'; an erasure of a friend whose credit is still due gives it first.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde_json::json;
@@ -26,19 +26,56 @@ pub const CREDIT_BATCH: usize = 500;
 /// A friend whose credit is due: its address, and its referrer's id.
 pub(super) type Due = (String, String);
 
-/// What an erasure's DELETE returns ([`GONE`]): each entry's id, key in the line,
-/// address, referrer and whether its credit is still due.
-pub(super) type Gone = (String, Option<i64>, String, Option<String>, Option<i64>);
+/// Makes, in `tx`, the credit of the friend whose address's key is `key` due to
+/// `referrer` at `now` (SQLite; PostgreSQL does it in the confirmation's statement).
+pub(super) async fn make_due(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    key: &str,
+    referrer: &str,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO credits_due (email_key, referrer, due_at) VALUES ($1, $2, $3)
+         ON CONFLICT (email_key) DO NOTHING",
+    )
+    .bind(key)
+    .bind(referrer)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
 
-/// The columns of [`Gone`], for a `RETURNING`.
-pub(super) const GONE: &str = "id, line_key, email, referred_by, credit_due";
+/// Takes, in `tx`, the credits due of the friends `condition` (on `email_key`, with `$1`
+/// as `value`) picks: each friend's address's key and referrer.
+pub(super) async fn take_due<T>(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    condition: &str,
+    value: T,
+) -> Result<Vec<(String, String)>, sqlx::Error>
+where
+    T: for<'q> sqlx::Encode<'q, sqlx::Any> + sqlx::Type<sqlx::Any> + Send + 'static,
+{
+    sqlx::query_as(&format!(
+        "DELETE FROM credits_due WHERE {condition} RETURNING email_key, referrer"
+    ))
+    .bind(value)
+    .fetch_all(&mut **tx)
+    .await
+}
 
-/// The credits the erased entries `gone` still owe: a friend who confirmed earned its
-/// referrer's credit, so an erasure gives it if the worker has not yet.
-pub(super) fn owed(gone: &[Gone]) -> Vec<Due> {
-    gone.iter()
-        .filter(|(.., due)| due.is_some())
-        .filter_map(|(_, _, email, referrer, _)| Some((email.clone(), referrer.clone()?)))
+/// The credits `due` (as [`take_due`] took them) of the erased entries `gone` (id, key in
+/// the line, address's key, address, each): a friend who confirmed earned its
+/// referrer's credit, so its erasure gives it if the worker has not yet.
+pub(super) fn owed(
+    due: &[(String, String)],
+    gone: &[(String, Option<i64>, String, String)],
+) -> Vec<Due> {
+    due.iter()
+        .filter_map(|(key, referrer)| {
+            let (.., email) = gone.iter().find(|(_, _, k, _)| k == key)?;
+            Some((email.clone(), referrer.clone()))
+        })
         .collect()
 }
 
@@ -82,24 +119,36 @@ impl Store {
                 Backend::Postgres => "FOR UPDATE SKIP LOCKED",
                 Backend::Sqlite => "",
             };
-            // fetch_all steps the statement to its end, so its errors are seen.
-            let friends: Vec<(String, Option<String>)> = sqlx::query_as(&format!(
-                "UPDATE waitlist SET credit_due = NULL
-                 WHERE email_key IN (
-                     SELECT email_key FROM waitlist WHERE credit_due IS NOT NULL
-                     ORDER BY confirmed_at LIMIT $1 {lock})
-                 RETURNING email, referred_by"
-            ))
-            .bind(i64::try_from(CREDIT_BATCH).unwrap_or(i64::MAX))
-            .fetch_all(&mut *tx)
+            let taken = take_due(
+                &mut tx,
+                &format!(
+                    "email_key IN (SELECT email_key FROM credits_due
+                         ORDER BY due_at LIMIT $1 {lock})"
+                ),
+                i64::try_from(CREDIT_BATCH).unwrap_or(i64::MAX),
+            )
             .await?;
-            if friends.is_empty() {
+            if taken.is_empty() {
                 tx.rollback().await?;
                 return Ok(Settled::default());
             }
-            let due: Vec<Due> = friends
-                .into_iter()
-                .filter_map(|(email, referrer)| Some((email, referrer?)))
+            // The friends' addresses (a friend erased since has no row, and took its
+            // credit due with it: see `owed`).
+            let keys = (1..=taken.len())
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let emails =
+                format!("SELECT email_key, email FROM waitlist WHERE email_key IN ({keys})");
+            let mut emails = sqlx::query_as(&emails);
+            for (key, _) in &taken {
+                emails = emails.bind(key.as_str());
+            }
+            let emails: HashMap<String, String> =
+                emails.fetch_all(&mut *tx).await?.into_iter().collect();
+            let due: Vec<Due> = taken
+                .iter()
+                .filter_map(|(key, referrer)| Some((emails.get(key)?.clone(), referrer.clone())))
                 .collect();
             let mut counts = line::Counts::default();
             let credits = self.credit(&mut tx, &mut counts, &due, now).await?;
@@ -108,7 +157,7 @@ impl Store {
             tx.commit().await?;
             counted(&credits);
             Ok(Settled {
-                friends: due.len(),
+                friends: taken.len(),
                 credited: given(&credits),
             })
         })

@@ -244,24 +244,38 @@ impl Store {
             let mut tx = self.pool.begin().await?;
             // The next confirmation number, and the key it gives with the credits the
             // entry earned while it was pending; through a link, its referrer's credit
-            // due (see credits.rs). fetch_all steps the statement to its end, so its
-            // errors are seen.
-            let rows = sqlx::query(&format!(
+            // due (see credits.rs), on PostgreSQL in the same statement. fetch_all steps
+            // the statement to its end, so its errors are seen.
+            let update = format!(
                 "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
-                     confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits,
-                     credit_due = CASE WHEN referred_by IS NOT NULL AND $5 > 0 THEN 1 END
+                     confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
                  FROM (SELECT {} AS n) AS next
                  WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
-                 RETURNING name, email, interest, line_key, credit_due",
+                 RETURNING name, email, interest, line_key, email_key, referred_by",
                 line::next_number(self.backend())
-            ))
-            .bind(Status::Confirmed.as_str())
-            .bind(now)
-            .bind(id)
-            .bind(nonce)
-            .bind(i64::from(self.places()))
-            .fetch_all(&mut *tx)
-            .await?;
+            );
+            let in_one = self.backend() == Backend::Postgres;
+            let statement = if in_one {
+                format!(
+                    "WITH confirmed AS ({update}),
+                         due AS (INSERT INTO credits_due (email_key, referrer, due_at)
+                             SELECT email_key, referred_by, $2 FROM confirmed
+                             WHERE referred_by IS NOT NULL AND $5 > 0
+                             ON CONFLICT (email_key) DO NOTHING)
+                     SELECT name, email, interest, line_key, email_key, referred_by
+                     FROM confirmed"
+                )
+            } else {
+                update
+            };
+            let rows = sqlx::query(&statement)
+                .bind(Status::Confirmed.as_str())
+                .bind(now)
+                .bind(id)
+                .bind(nonce)
+                .bind(i64::from(self.places()))
+                .fetch_all(&mut *tx)
+                .await?;
             if let Some(row) = rows.first() {
                 let (name, email, interest): (String, String, String) = (
                     row.try_get("name")?,
@@ -275,7 +289,14 @@ impl Store {
                 let mut counts = line::Counts::default();
                 counts.join(row.try_get("line_key")?);
                 counts.apply(&mut tx).await?;
-                let due: Option<i64> = row.try_get("credit_due")?;
+                let referrer: Option<String> = row.try_get("referred_by")?;
+                let due = referrer.filter(|_| self.places() > 0);
+                if let Some(referrer) = due.as_deref()
+                    && !in_one
+                {
+                    let key: String = row.try_get("email_key")?;
+                    credits::make_due(&mut tx, &key, referrer, now).await?;
+                }
                 tx.commit().await?;
                 if due.is_some() {
                     self.credits_due.notify_one();
@@ -390,11 +411,13 @@ impl Store {
             .bind(key)
             .execute(&mut *tx)
             .await?;
+        // Its credit still due, if it is a friend who confirmed, before its row (the
+        // order the worker takes them in).
+        let owed = credits::take_due(&mut tx, "email_key = $1", key.to_owned()).await?;
         // fetch_all steps the statement to its end, so its errors are seen.
-        let gone: Vec<credits::Gone> = sqlx::query_as(&format!(
-            "DELETE FROM waitlist WHERE email_key = $1 RETURNING {}",
-            credits::GONE
-        ))
+        let gone: Vec<(String, Option<i64>, String, String)> = sqlx::query_as(
+            "DELETE FROM waitlist WHERE email_key = $1 RETURNING id, line_key, email_key, email",
+        )
         .bind(key)
         .fetch_all(&mut *tx)
         .await?;
@@ -404,8 +427,9 @@ impl Store {
         let id = id.clone();
         let mut counts = line::Counts::default();
         counts.leave(*line_key);
+        // A friend who confirmed earned its referrer's credit: given now if still due.
         let credits = self
-            .credit(&mut tx, &mut counts, &credits::owed(&gone), now)
+            .credit(&mut tx, &mut counts, &credits::owed(&owed, &gone), now)
             .await?;
         counts.apply(&mut tx).await?;
         self.tell_credits(&mut tx, &credits, now).await?;

@@ -3,7 +3,7 @@
 
 use sqlx::Row;
 
-use super::credits::{GONE, Gone, owed};
+use super::credits::{owed, take_due};
 use super::events::Event;
 use super::{Store, StoreError};
 use crate::domain::{ErasedBy, Status};
@@ -51,9 +51,16 @@ impl Store {
             .bind(cutoff)
             .execute(&mut *tx)
             .await?;
+            // Their credits still due first (the order an erasure takes them in).
+            let due = take_due(
+                &mut tx,
+                &format!("email_key IN (SELECT email_key FROM waitlist WHERE {condition})"),
+                cutoff,
+            )
+            .await?;
             // fetch_all steps the statement to its end, so its errors are seen.
-            let gone: Vec<Gone> = sqlx::query_as(&format!(
-                "DELETE FROM waitlist WHERE {condition} RETURNING {GONE}"
+            let gone: Vec<(String, Option<i64>, String, String)> = sqlx::query_as(&format!(
+                "DELETE FROM waitlist WHERE {condition} RETURNING id, line_key, email_key, email"
             ))
             .bind(cutoff)
             .fetch_all(&mut *tx)
@@ -63,12 +70,15 @@ impl Store {
             for (_, key, ..) in &gone {
                 counts.leave(*key);
             }
-            let given = self.credit(&mut tx, &mut counts, &owed(&gone), now).await?;
+            // Friends who confirmed earned their referrers' credits: given now if due.
+            let given = self
+                .credit(&mut tx, &mut counts, &owed(&due, &gone), now)
+                .await?;
             counts.apply(&mut tx).await?;
             self.tell_credits(&mut tx, &given, now).await?;
             credits.extend(given);
             let mut emails = Vec::with_capacity(gone.len());
-            for (id, _, email, ..) in gone {
+            for (id, _, _, email) in gone {
                 self.record(&mut tx, Event::Erased, &id, None, &[], now)
                     .await?;
                 emails.push(email);

@@ -434,8 +434,16 @@ fn another_value_remakes_the_line(database: &Location) {
 /// every entry gets a referral code of its own, the confirmed ones numbered in the order
 /// they confirmed stand in the line in that order, the invited ones do not.
 fn an_older_list_gets_codes_and_a_line(database: &Location) {
+    // A folder of its own for each database's run: the two run at once in this process
+    // (with one folder, the first to finish removed it under the other). The process's
+    // id first, where the scratch folder's clean-up reads it.
+    let backend = if database.url.starts_with("postgres") {
+        "postgres"
+    } else {
+        "sqlite"
+    };
     let schema_0008 =
-        lathe_site_testkit::scratch(&format!("migrations-0008-{}", std::process::id()));
+        lathe_site_testkit::scratch(&format!("migrations-{}-0008-{backend}", std::process::id()));
     std::fs::create_dir_all(&schema_0008).unwrap();
     let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
     for file in std::fs::read_dir(folder).unwrap() {

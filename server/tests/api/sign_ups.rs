@@ -483,32 +483,39 @@ fn without_a_database_the_endpoint_says_it_is_not_collecting() {
 /// order share the burst, and the burst's end is where it should be.
 fn an_allowance_of_any_size_takes_sign_ups_out_of_order(database: &Location) {
     use lathe_site::store::{MAX_PER_MINUTE, Store};
-    let store = crate::helpers::run(Store::open(database)).unwrap();
-    let admit = |client: &str, per_minute: u32, now_us: i64| {
-        crate::helpers::run(store.admit(client, NonZeroU32::new(per_minute).unwrap(), now_us))
-            .unwrap()
-    };
-    let t = 1_800_000_000_000_000_i64;
-    for per_minute in [120_000, 6_000_000, MAX_PER_MINUTE] {
-        let client = format!("client at {per_minute}");
-        assert_eq!(admit(&client, per_minute, t), None);
-        assert_eq!(admit(&client, per_minute, t - 1000), None, "1 ms earlier");
-        assert_eq!(admit(&client, per_minute, t - 1), None, "1 µs earlier");
-    }
-    // Seven a minute: a burst of seven at one instant, then the eighth waits 60 s / 7.
-    let client = "a whole burst";
-    let per_minute = 7;
-    for n in 0..7 {
-        assert_eq!(
-            admit(client, per_minute, t),
-            None,
-            "sign-up {n} of the burst"
-        );
-    }
-    // 8,571,428 µs: exact to the microsecond.
-    assert_eq!(admit(client, per_minute, t), Some(8_571_428));
-    assert_eq!(admit(client, per_minute, t + 8_571_428), None);
-    crate::helpers::run(store.close());
+    crate::helpers::run(async {
+        let store = Store::open(database).await.unwrap();
+        let admit = async |client: &str, per_minute: u32, now_us: i64| {
+            store
+                .admit(client, NonZeroU32::new(per_minute).unwrap(), now_us)
+                .await
+                .unwrap()
+        };
+        let t = 1_800_000_000_000_000_i64;
+        for per_minute in [120_000, 6_000_000, MAX_PER_MINUTE] {
+            let client = format!("client at {per_minute}");
+            assert_eq!(admit(&client, per_minute, t).await, None);
+            assert_eq!(
+                admit(&client, per_minute, t - 1000).await,
+                None,
+                "1 ms earlier"
+            );
+            assert_eq!(
+                admit(&client, per_minute, t - 1).await,
+                None,
+                "1 µs earlier"
+            );
+        }
+        // Seven a minute: a burst of seven at one instant, then the eighth waits 60 s / 7.
+        let client = "a whole burst";
+        for n in 0..7 {
+            assert_eq!(admit(client, 7, t).await, None, "sign-up {n} of the burst");
+        }
+        // 8,571,428 µs: exact to the microsecond.
+        assert_eq!(admit(client, 7, t).await, Some(8_571_428));
+        assert_eq!(admit(client, 7, t + 8_571_428).await, None);
+        store.close().await;
+    });
 }
 
 lathe_site_testkit::on_both_databases!(
