@@ -313,11 +313,22 @@ test.describe("a place in line that a friend improves", () => {
       linkIn(await lastEmailTo(mailbox, "grace@example.org", 4), server.url, "confirm"),
     );
     await hydrated(driver);
-    // Disabled until the page has read its link's token: a click before that does nothing
-    // (WebDriver does not wait for it, as Playwright's click does).
-    const confirm = () => driver.findElement(By.xpath('//button[.="Confirm my address"]'));
-    await until(driver, () => confirm().then((b) => b.isEnabled()), Boolean);
-    await click(driver, await confirm());
+    // The page's own chunk may still be on its way once the shell has hydrated (a clean
+    // clone's run under load found no button yet: findElement throws, and the wait gave
+    // up at once), and the button is disabled until the page has read its link's token:
+    // a click before that does nothing (WebDriver does not wait, as Playwright's click
+    // does). So: until there is one, enabled.
+    const confirm = () => driver.findElements(By.xpath('//button[.="Confirm my address"]'));
+    const [button] = await until(
+      driver,
+      async () => {
+        const found = await confirm();
+        return found[0] && (await found[0].isEnabled()) ? found : [];
+      },
+      (found) => found.length > 0,
+    );
+    if (!button) throw new Error("no Confirm my address button");
+    await click(driver, button);
     const lineText = () =>
       script<string | null>(
         driver,

@@ -155,13 +155,13 @@ async fn fill(location: &Location, entries: u64) {
              INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
                  privacy_notice, created_at, id, status, confirmed_at, manage_nonce,
                  last_interaction_at, referral_code, line_number, line_key, credits,
-                 neg_credits)
+                 neg_credits, mailbox_hash)
              SELECT 'p' || i || '@example.com', 'p' || i || '@example.com', 'Person ' || i,
                  '', '', 'general', '', 'bench', 1795000000000 + i, 'id' || i, 'confirmed',
                  1795000000000 + i, 'nonce' || i, 1795000000000 + i,
                  'code' || SUBSTR(CAST(100000000 + i AS TEXT), 2), i, i,
                  CASE WHEN i % 20 = 0 THEN 1 + i % 7 ELSE 0 END,
-                 CASE WHEN i % 20 = 0 THEN -(1 + i % 7) ELSE 0 END
+                 CASE WHEN i % 20 = 0 THEN -(1 + i % 7) ELSE 0 END, 'mailbox' || i
              FROM n"
         ),
         "DELETE FROM settings WHERE name = 'places_per_referral'".to_owned(),
@@ -204,7 +204,7 @@ async fn sign_up_all(store: &Store, run: &str, codes: &[Option<String>]) -> f64 
             };
             let entry = Entry::new(values, "bench".into(), lathe_site::now_ms());
             store
-                .sign_up(&entry, true, None, code.as_deref())
+                .sign_up(&entry, true, None, code.as_deref(), None)
                 .await
                 .expect("stored")
                 .expect("no proof to spend");

@@ -7,6 +7,7 @@
 
 use std::num::NonZeroU32;
 
+use super::entries::Allowance;
 use super::{Store, StoreError};
 
 /// A minute, in µs: the allowances' unit (migration 0011).
@@ -15,6 +16,14 @@ const MINUTE_US: i64 = 60_000_000;
 /// The most sign-ups a minute an allowance can keep exactly: one a microsecond.
 /// (`--sign-ups-per-minute` refuses more.)
 pub const MAX_PER_MINUTE: u32 = 60_000_000;
+
+/// The generic cell rate algorithm's interval and tolerance, in µs, for `per_minute` a
+/// minute with a burst of as many (at most [`MAX_PER_MINUTE`]: more is taken as that).
+pub(super) fn gcra(per_minute: NonZeroU32) -> (i64, i64) {
+    let per_minute = i64::from(per_minute.get().min(MAX_PER_MINUTE));
+    let interval = MINUTE_US / per_minute;
+    (interval, interval * (per_minute - 1))
+}
 
 impl Store {
     /// Takes one sign-up at `now_us` (µs since the Unix epoch) from the allowance of
@@ -32,9 +41,7 @@ impl Store {
         now_us: i64,
     ) -> Result<Option<i64>, StoreError> {
         let key = self.client_key(client);
-        let per_minute = per_minute.min(NonZeroU32::new(MAX_PER_MINUTE).unwrap_or(NonZeroU32::MIN));
-        let interval = MINUTE_US / i64::from(per_minute.get());
-        let tolerance = interval * (i64::from(per_minute.get()) - 1);
+        let (interval, tolerance) = gcra(per_minute);
         self.guarded(async {
             // One statement: two servers at once take from one allowance.
             let taken: Option<i64> = sqlx::query_scalar(
@@ -53,17 +60,32 @@ impl Store {
             if taken.is_some() {
                 return Ok(None);
             }
-            let tat: i64 = sqlx::query_scalar("SELECT tat_us FROM allowances WHERE client = $1")
-                .bind(&key)
-                .fetch_one(&self.pool)
-                .await?;
-            Ok(Some((tat - tolerance - now_us).max(1)))
+            Ok(Some(
+                self.wait(Allowance {
+                    client,
+                    per_minute,
+                    now_us,
+                })
+                .await?,
+            ))
         })
         .await
     }
 
+    /// How many µs until `allowance`'s client, just refused, has a sign-up again.
+    pub(super) async fn wait(&self, allowance: Allowance<'_>) -> Result<i64, sqlx::Error> {
+        let (_, tolerance) = gcra(allowance.per_minute);
+        let tat: Option<i64> =
+            sqlx::query_scalar("SELECT tat_us FROM allowances WHERE client = $1")
+                .bind(self.client_key(allowance.client))
+                .fetch_optional(&self.pool)
+                .await?;
+        // Gone already (the retention job): the allowance is whole again.
+        Ok(tat.map_or(1, |tat| (tat - tolerance - allowance.now_us).max(1)))
+    }
+
     /// The keyed hash a client is kept under.
-    fn client_key(&self, client: &str) -> String {
+    pub(super) fn client_key(&self, client: &str) -> String {
         super::keyed_hash(&self.allowance_key, client)
     }
 }

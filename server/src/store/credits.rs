@@ -183,9 +183,8 @@ impl Store {
         // instances taking the same mailboxes' credits take them in one order.
         let mut referrer_of: BTreeMap<String, &str> = BTreeMap::new();
         for (email, referrer) in due {
-            let mailbox = lathe_core::referral::mailbox(email);
             referrer_of
-                .entry(super::keyed_hash(&self.mailbox_key, &mailbox))
+                .entry(self.mailbox_hash(email))
                 .or_insert(referrer);
         }
         // The mailboxes' credits taken (while their referrers are there), in one

@@ -10,24 +10,34 @@ use crate::domain::referral::{Ignored, refusal};
 use crate::domain::token::{random_code, random_id};
 use crate::domain::{Entry, ErasedBy, Kind, Status};
 
-/// The sign-up's INSERT: `$prefix` (a WITH, or nothing), then the row from `$source` (a
-/// VALUES, or a SELECT), and what an address already there does instead.
-macro_rules! insert_sign_up {
-    ($prefix:literal, $source:literal) => {
-        concat!(
-            $prefix,
-            "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
-                 privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
-                 manage_nonce, referral_code, referred_by) ",
-            $source,
-            " ON CONFLICT (email_key) DO UPDATE SET
-                 repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
-                 id = COALESCE(waitlist.id, excluded.id),
-                 manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
-                 confirm_nonce = CASE WHEN waitlist.status IN ($14, $15) THEN NULL
-                     ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END"
-        )
-    };
+/// The sign-up's INSERT: `prefix` (a WITH, or nothing), then the row from `source` (a
+/// VALUES, or a SELECT, of `$1` to `$13`, `$16` to `$18` in the columns' order), and what
+/// an address already there does instead (`$14`, `$15`: the confirmed statuses).
+pub(super) fn insert_sign_up(prefix: &str, source: &str) -> String {
+    format!(
+        "{prefix}INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+             privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
+             manage_nonce, referral_code, referred_by, mailbox_hash) {source}
+         ON CONFLICT (email_key) DO UPDATE SET
+             repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
+             id = COALESCE(waitlist.id, excluded.id),
+             manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
+             confirm_nonce = CASE WHEN waitlist.status IN ($14, $15) THEN NULL
+                 ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END"
+    )
+}
+
+/// A sign-up's allowance (`--sign-ups-per-minute`), taken in the database on PostgreSQL
+/// (every instance counts it together): the client (its address, as the server reads
+/// it), how many a minute, and when, in µs since the Unix epoch.
+#[derive(Clone, Copy, Debug)]
+pub struct Allowance<'a> {
+    /// The client's address.
+    pub client: &'a str,
+    /// Its sign-ups a minute (a burst of as many).
+    pub per_minute: std::num::NonZeroU32,
+    /// Now, µs since the Unix epoch.
+    pub now_us: i64,
 }
 
 /// A proof of work a sign-up spends: its challenge's signature, and when it expires (ms).
@@ -77,9 +87,24 @@ async fn referrer(
     })
 }
 
-/// The sign-up's proof of work was spent already: nothing was stored.
+/// The email a sign-up is due, its entry's status being `stored`: word that it is on
+/// the list already once its address is confirmed, else a link to confirm it.
+pub(super) fn due_email(stored: &str) -> Kind {
+    if Status::parse(stored).is_some_and(Status::is_confirmed) {
+        Kind::Already
+    } else {
+        Kind::Confirm
+    }
+}
+
+/// Why a sign-up was not stored (nothing was).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProofUsed;
+pub enum NotStored {
+    /// Its proof of work was spent already.
+    ProofUsed,
+    /// Its client's allowance is used up: µs until it has one again.
+    TooMany(i64),
+}
 
 /// What became of a confirmation link's entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,12 +134,13 @@ impl Store {
     /// without case), a count of the repeat and its time, leaving the entry as it was.
     /// When `confirming` (the server sends email), a new entry is pending, and the email
     /// the address is due (a link to confirm it, or word that it is on the list already)
-    /// is queued in the same transaction, unless [`MAILS_PER_DAY`](lathe_core::retention::MAILS_PER_DAY) went to it in the last
-    /// day: the kind queued is returned. One transaction, so concurrent sign-ups with the
-    /// same address never make two entries; `Ok` means it is committed (with SQLite, on
-    /// the disk: see `sqlite_pragmas`). A `proof` of work is spent in the same
-    /// transaction: if it was spent already, nothing is stored and the answer is
-    /// [`ProofUsed`].
+    /// is queued with it, unless [`MAILS_PER_DAY`](lathe_core::retention::MAILS_PER_DAY)
+    /// went to it in the last day: the kind queued is returned. Concurrent sign-ups with
+    /// the same address never make two entries; `Ok` means it is committed (with SQLite,
+    /// on the disk: see `sqlite_pragmas`). The client's `allowance`, if given, is taken
+    /// and a `proof` of work spent with the row: if either fails, nothing is stored and
+    /// the answer says why ([`NotStored`]). On PostgreSQL all of it is one statement
+    /// (`sign_ups.rs`); on SQLite, one transaction.
     ///
     /// # Errors
     /// The database failing or unreachable; nothing was stored.
@@ -124,18 +150,32 @@ impl Store {
         confirming: bool,
         proof: Option<Proof<'_>>,
         referral: Option<&str>,
-    ) -> Result<Result<SignedUp, ProofUsed>, StoreError> {
+        allowance: Option<Allowance<'_>>,
+    ) -> Result<Result<SignedUp, NotStored>, StoreError> {
+        if self.backend() == Backend::Postgres {
+            return self
+                .guarded(self.sign_up_in_one(entry, confirming, proof, referral, allowance))
+                .await;
+        }
+        if let Some(allowance) = allowance
+            && let Some(wait) = self
+                .admit(allowance.client, allowance.per_minute, allowance.now_us)
+                .await?
+        {
+            return Ok(Err(NotStored::TooMany(wait)));
+        }
         self.guarded(self.write_sign_up(entry, confirming, proof, referral))
             .await
     }
 
+    /// The sign-up on SQLite: one transaction.
     async fn write_sign_up(
         &self,
         entry: &Entry,
         confirming: bool,
         proof: Option<Proof<'_>>,
         referral: Option<&str>,
-    ) -> Result<Result<SignedUp, ProofUsed>, sqlx::Error> {
+    ) -> Result<Result<SignedUp, NotStored>, sqlx::Error> {
         let key = email_key(&entry.email);
         let (status, confirm_nonce) = if confirming {
             (Status::Pending, Some(random_id()))
@@ -148,34 +188,21 @@ impl Store {
             None => Err(Ignored::Off),
         };
         // The proof is spent with the row it pays for: one commit, and a sign-up whose
-        // row is not kept leaves its proof unspent. On PostgreSQL in the same statement
-        // (a round trip to the database is most of a sign-up's cost there); SQLite has
-        // no round trips, and no INSERT in a WITH.
-        let in_one = proof.is_some() && self.backend() == Backend::Postgres;
+        // row is not kept leaves its proof unspent.
         if let Some(proof) = proof
-            && !in_one
             && !allowances::spend_proof(&mut tx, proof.signature, proof.expires_at).await?
         {
             tx.rollback().await?;
-            return Ok(Err(ProofUsed));
+            return Ok(Err(NotStored::ProofUsed));
         }
         // `execute`, which steps the statement to its end, and no RETURNING: sqlx-sqlite's
         // fetch of a RETURNING row leaves the statement to be finished later, where its
         // error is dropped, and a full disk then loses an acknowledged sign-up.
-        let statement = if in_one {
-            insert_sign_up!(
-                "WITH spent AS (INSERT INTO proofs (signature, expires_at) VALUES ($18, $19)
-                     ON CONFLICT (signature) DO NOTHING RETURNING 1) ",
-                "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17
-                     WHERE EXISTS (SELECT 1 FROM spent)"
-            )
-        } else {
-            insert_sign_up!(
-                "",
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17)"
-            )
-        };
-        let mut query = sqlx::query(statement)
+        let statement = insert_sign_up(
+            "",
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17, $18)",
+        );
+        let done = sqlx::query(&statement)
             .bind(&key)
             .bind(&entry.email)
             .bind(&entry.name)
@@ -192,15 +219,10 @@ impl Store {
             .bind(Status::Confirmed.as_str())
             .bind(Status::Invited.as_str())
             .bind(random_code())
-            .bind(referrer.as_ref().ok().map(|(id, _)| id.as_str()));
-        if let Some(proof) = proof.filter(|_| in_one) {
-            query = query.bind(proof.signature).bind(proof.expires_at);
-        }
-        let done = query.execute(&mut *tx).await?;
-        if in_one && done.rows_affected() == 0 {
-            tx.rollback().await?;
-            return Ok(Err(ProofUsed));
-        }
+            .bind(referrer.as_ref().ok().map(|(id, _)| id.as_str()))
+            .bind(self.mailbox_hash(&entry.email))
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() != 1 {
             return Err(sqlx::Error::Protocol(format!(
                 "a sign-up changed {} rows",
@@ -216,14 +238,10 @@ impl Store {
             self.record(&mut tx, Event::Created, &id, None, &[], entry.created_at)
                 .await?;
         }
-        let due = match (confirming, Status::parse(&stored)) {
-            (false, _) => None,
-            (true, Some(status)) if status.is_confirmed() => Some(Kind::Already),
-            (true, _) => Some(Kind::Confirm),
-        };
-        let queued = match due {
-            Some(kind) => outbox::queue(&mut tx, &key, kind, entry.created_at).await?,
-            None => None,
+        let queued = if confirming {
+            outbox::queue(&mut tx, &key, due_email(&stored), entry.created_at).await?
+        } else {
+            None
         };
         tx.commit().await?;
         let referral = referral.map(|_| match referrer {

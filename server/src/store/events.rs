@@ -87,7 +87,7 @@ pub struct Counts {
 
 /// The JSON body of `event` about the entry `id` at `now`; for an address its owner
 /// confirmed, `person` is its name, address and interest, and `extra` anything more.
-fn body(
+pub(super) fn body(
     event: Event,
     id: &str,
     person: Option<(&str, &str, &str)>,

@@ -31,6 +31,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0009_line",
     "0010_credits_due",
     "0011_allowances_in_microseconds",
+    "0012_mailbox_hash",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

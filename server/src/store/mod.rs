@@ -14,6 +14,7 @@ mod location;
 mod migrations;
 mod outbox;
 pub mod queue;
+mod sign_ups;
 mod stats;
 mod waves;
 
@@ -28,7 +29,7 @@ use crate::domain::token::{random_code, random_id};
 
 pub use allowances::MAX_PER_MINUTE;
 pub use credits::{CREDIT_BATCH, Settled};
-pub use entries::{Confirmed, Proof, ProofUsed, Resent, SignedUp};
+pub use entries::{Allowance, Confirmed, NotStored, Proof, Resent, SignedUp};
 pub use erasures::Purged;
 pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
 pub use line::{Referrer, Standing};
@@ -154,10 +155,10 @@ impl Store {
         // One connection first, outside the pool, so that a failure says why at once.
         let mut first = connect_direct(location, pragmas.as_deref()).await?;
         migrations::migrator().await?.run_direct(&mut first).await?;
-        fill_ids(&mut first).await?;
         let webhooks = events::webhooks_on(&mut first).await?;
         let allowance_key = database_key(&mut first, "allowance_key").await?;
         let mailbox_key = database_key(&mut first, "mailbox_key").await?;
+        fill_ids(&mut first, &mailbox_key).await?;
         line::prepare(&mut first, location.backend).await?;
         let places = line::stored_places(&mut first)
             .await?
@@ -343,34 +344,41 @@ impl Store {
     }
 }
 
-/// Gives entries from before migrations 0003 and 0009 the random id, manage nonce and
-/// referral code they need (SQL has no portable random text).
-async fn fill_ids(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
-    let keys: Vec<String> = sqlx::query_scalar(
-        "SELECT email_key FROM waitlist
-         WHERE id IS NULL OR manage_nonce IS NULL OR referral_code IS NULL",
+/// Gives entries from before migrations 0003, 0009 and 0012 the random id, manage nonce,
+/// referral code and mailbox's hash they need (SQL has no portable random text, nor the
+/// core's mailbox).
+async fn fill_ids(connection: &mut AnyConnection, mailbox_key: &str) -> Result<(), sqlx::Error> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT email_key, email FROM waitlist
+         WHERE id IS NULL OR manage_nonce IS NULL OR referral_code IS NULL
+             OR mailbox_hash IS NULL",
     )
     .fetch_all(&mut *connection)
     .await?;
-    if keys.is_empty() {
+    if rows.is_empty() {
         return Ok(());
     }
     tracing::info!(
-        entries = keys.len(),
-        "giving older entries their ids and referral codes"
+        entries = rows.len(),
+        "giving older entries their ids, referral codes and mailboxes' hashes"
     );
     // One transaction: a commit each would be a write to the disk each, and the first
-    // start after migration 0009 gives every entry on the list a code.
+    // start after migration 0009 gives every entry on the list a code (0012, a hash).
     let mut tx = sqlx::Connection::begin(&mut *connection).await?;
-    for key in keys {
+    for (key, email) in rows {
         sqlx::query(
             "UPDATE waitlist SET id = COALESCE(id, $1), manage_nonce = COALESCE(manage_nonce, $2),
-                 referral_code = COALESCE(referral_code, $3)
-             WHERE email_key = $4",
+                 referral_code = COALESCE(referral_code, $3),
+                 mailbox_hash = COALESCE(mailbox_hash, $4)
+             WHERE email_key = $5",
         )
         .bind(random_id())
         .bind(random_id())
         .bind(random_code())
+        .bind(keyed_hash(
+            mailbox_key,
+            &lathe_core::referral::mailbox(&email),
+        ))
         .bind(key)
         .execute(&mut *tx)
         .await?;
@@ -394,6 +402,15 @@ async fn database_key(connection: &mut AnyConnection, name: &str) -> Result<Stri
 
 /// `text` hashed with `key` (HMAC-SHA-256, base64url): the same text gives the same hash
 /// on every server of one database, and nothing else can make or undo it.
+impl Store {
+    /// The keyed hash of `email`'s mailbox (`lathe_core::referral::mailbox`): what
+    /// `credited_mailboxes` keeps, and each entry's `mailbox_hash`, by which a friend's
+    /// mailbox is told from its referrer's without their addresses.
+    fn mailbox_hash(&self, email: &str) -> String {
+        keyed_hash(&self.mailbox_key, &lathe_core::referral::mailbox(email))
+    }
+}
+
 fn keyed_hash(key: &str, text: &str) -> String {
     use base64::Engine as _;
     use hmac::Mac as _;

@@ -30,13 +30,12 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::timeout::RequestBodyDeadlineLayer;
 
 use self::links::Links;
-use self::origin::Client;
 use self::proof::Proofs;
 use self::sign_up::SignUpError;
 use crate::domain::Kind;
 use crate::domain::token::Key;
 use crate::operations::metrics;
-use crate::store::{Backend, Store};
+use crate::store::{Allowance, Backend, Store};
 
 pub use self::unsubscribe::UNSUBSCRIBE_PATH;
 
@@ -191,33 +190,31 @@ impl Waitlist {
             .layer(cors)
     }
 
-    /// Takes one sign-up from `client`'s allowance: on PostgreSQL, in the database, so
-    /// that every server on it counts it together; on SQLite (one process), in memory.
-    async fn admit(&self, client: &Client) -> Result<(), SignUpError> {
+    /// Takes one sign-up from `client`'s allowance on SQLite (one process: in memory).
+    /// On PostgreSQL the allowance is taken in the database, with the sign-up, so that
+    /// every server on it counts it together: what to give [`Store::sign_up`].
+    fn admit<'a>(&self, ip: IpAddr, client: &'a str) -> Result<Option<Allowance<'a>>, SignUpError> {
         let Some(per_minute) = self.settings.per_minute else {
-            return Ok(());
+            return Ok(None);
         };
-        let wait = if let Some(limiter) = &self.limiter {
-            let now = DefaultClock::default().now();
-            limiter
-                .check_key(&client.ip())
-                .err()
-                .map(|not_until| not_until.wait_time_from(now))
-        } else {
-            let wait = self
-                .store
-                .admit(&client.ip().to_string(), per_minute, crate::now_us())
-                .await;
-            let wait = wait.map_err(SignUpError::NotStored)?;
-            wait.map(|us| Duration::from_micros(us.unsigned_abs()))
+        let Some(limiter) = &self.limiter else {
+            return Ok(Some(Allowance {
+                client,
+                per_minute,
+                now_us: crate::now_us(),
+            }));
         };
-        match wait {
-            None => Ok(()),
-            Some(wait) => Err(SignUpError::TooMany(
-                wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
-            )),
+        let now = DefaultClock::default().now();
+        match limiter.check_key(&ip) {
+            Ok(()) => Ok(None),
+            Err(not_until) => Err(too_many(not_until.wait_time_from(now))),
         }
     }
+}
+
+/// A sign-up refused for `wait` (rounded up to whole seconds, for `Retry-After`).
+pub(crate) fn too_many(wait: Duration) -> SignUpError {
+    SignUpError::TooMany(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
 }
 
 /// The route when no database was given: says so, instead of a 405 that would puzzle.

@@ -18,7 +18,7 @@ use super::proof::ProofError;
 use super::{Waitlist, answer};
 use crate::domain::{Entry, Kind};
 use crate::operations::metrics;
-use crate::store::{Proof, ProofUsed, SignedUp, StoreError};
+use crate::store::{NotStored, Proof, SignedUp, StoreError};
 
 /// The largest body accepted, in bytes: far more than any real sign-up.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -197,7 +197,8 @@ pub(super) async fn sign_up(
         return Ok(added());
     }
     // Only what would be stored is counted: a visitor who mistypes is not locked out.
-    waitlist.admit(&client).await?;
+    let address = client.ip().to_string();
+    let allowance = waitlist.admit(client.ip(), &address)?;
     let entry = Entry::new(values, privacy_notice, crate::now_ms());
     let started = std::time::Instant::now();
     let spent = checked.as_ref().map(|checked| Proof {
@@ -211,12 +212,19 @@ pub(super) async fn sign_up(
             waitlist.confirming.is_some(),
             spent,
             referral.as_deref(),
+            allowance,
         )
         .await;
     metrics::database(started.elapsed(), stored.is_err());
-    let SignedUp { queued, referral } = stored
-        .map_err(SignUpError::NotStored)?
-        .map_err(|ProofUsed| ProofError::Used)?;
+    let SignedUp { queued, referral } =
+        stored
+            .map_err(SignUpError::NotStored)?
+            .map_err(|not_stored| match not_stored {
+                NotStored::ProofUsed => ProofError::Used.into(),
+                NotStored::TooMany(us) => {
+                    super::too_many(std::time::Duration::from_micros(us.unsigned_abs()))
+                }
+            })?;
     if let Some(Err(ignored)) = referral {
         tracing::info!(reason = ignored.as_str(), "referral code ignored");
         metrics::referral_ignored(ignored.as_str());

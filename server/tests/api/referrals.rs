@@ -500,6 +500,14 @@ fn an_older_list_gets_codes_and_a_line(database: &Location) {
     );
     let codes: std::collections::BTreeSet<&str> = codes.split(',').collect();
     assert_eq!(codes.len(), 5, "five codes, each its own: {codes:?}");
+    assert_eq!(
+        sql_text(
+            database,
+            "SELECT COUNT(*) FROM waitlist WHERE mailbox_hash IS NULL"
+        ),
+        "0",
+        "each its mailbox's hash (migration 0012)"
+    );
     assert!(
         codes.iter().all(|c| lathe_core::referral::is_code(c)),
         "{codes:?}"

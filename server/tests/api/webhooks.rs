@@ -96,7 +96,10 @@ In you come.
     assert_eq!(receiver.attempts().len(), 3, "each once");
 }
 
-lathe_site_testkit::on_both_databases!(tells_the_receiver_of_each_event);
+lathe_site_testkit::on_both_databases!(
+    tells_the_receiver_of_each_event,
+    without_confirmation_a_new_entry_is_an_event_with_its_id_alone,
+);
 
 /// A friend confirmed through a share link: `referral.credited` with the referrer's id,
 /// credits and new place, nothing of the friend.
@@ -185,9 +188,10 @@ fn a_one_click_unsubscribe_is_told_as_entry_unsubscribed_with_the_id_alone() {
     assert_eq!(got[2].event["data"], serde_json::json!({ "id": id }));
 }
 
-#[test]
-fn without_confirmation_a_new_entry_is_an_event_with_its_id_alone() {
-    let (_database, receiver, app) = told();
+/// On PostgreSQL the event is kept by the sign-up's one statement: the same there.
+fn without_confirmation_a_new_entry_is_an_event_with_its_id_alone(database: &Location) {
+    let receiver = Receiver::start();
+    let app = telling(database, &receiver, None);
     post(app.address, &sign_up("bea@example.com"));
     post(app.address, &sign_up("BEA@example.com"));
     assert_eq!(
