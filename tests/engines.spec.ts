@@ -40,16 +40,28 @@ const headings: Record<(typeof routes)[number], string> = {
   "/terms": "Terms of Service",
 };
 
-/** Polls `read` in the page until `done` holds (10 s at most). */
+/**
+ * Polls `read` in the page until `done` holds (10 s at most). A read that throws (an
+ * element not there yet, or replaced by a render since it was found: WebKit's "stale
+ * element") is a "not yet", as WebDriver's own waits take it; the last error is told if
+ * the wait gives up.
+ */
 async function until<T>(driver: WebDriver, read: () => Promise<T>, done: (value: T) => boolean) {
   let last: T | undefined;
+  let failed: unknown;
   await driver
     .wait(async () => {
-      last = await read();
+      try {
+        last = await read();
+      } catch (error) {
+        failed = error;
+        return false;
+      }
       return done(last);
     }, 10_000)
     .catch(() => {
-      throw new Error(`gave up waiting; last value: ${JSON.stringify(last)}`);
+      const error = failed instanceof Error ? `; last error: ${failed.message}` : "";
+      throw new Error(`gave up waiting; last value: ${JSON.stringify(last)}${error}`);
     });
   return last as T;
 }
@@ -313,22 +325,20 @@ test.describe("a place in line that a friend improves", () => {
       linkIn(await lastEmailTo(mailbox, "grace@example.org", 4), server.url, "confirm"),
     );
     await hydrated(driver);
-    // The page's own chunk may still be on its way once the shell has hydrated (a clean
-    // clone's run under load found no button yet: findElement throws, and the wait gave
-    // up at once), and the button is disabled until the page has read its link's token:
-    // a click before that does nothing (WebDriver does not wait, as Playwright's click
-    // does). So: until there is one, enabled.
-    const confirm = () => driver.findElements(By.xpath('//button[.="Confirm my address"]'));
-    const [button] = await until(
+    // The button is disabled until the page has read its link's token: a click before
+    // that does nothing (WebDriver does not wait, as Playwright's click does). Found
+    // anew each time: under load, WebKit's page rendered it again after it was found
+    // (twice in clean clones: the wait gave up at once on a stale element).
+    const confirm = () => driver.findElement(By.xpath('//button[.="Confirm my address"]'));
+    await until(driver, () => confirm().then((b) => b.isEnabled()), Boolean);
+    await until(
       driver,
       async () => {
-        const found = await confirm();
-        return found[0] && (await found[0].isEnabled()) ? found : [];
+        await click(driver, await confirm());
+        return true;
       },
-      (found) => found.length > 0,
+      Boolean,
     );
-    if (!button) throw new Error("no Confirm my address button");
-    await click(driver, button);
     const lineText = () =>
       script<string | null>(
         driver,

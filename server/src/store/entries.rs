@@ -259,69 +259,17 @@ impl Store {
     /// The database failing or unreachable.
     pub async fn confirm(&self, id: &str, nonce: &str, now: i64) -> Result<Confirmed, StoreError> {
         self.guarded(async {
-            let mut tx = self.pool.begin().await?;
-            // The next confirmation number, and the key it gives with the credits the
-            // entry earned while it was pending; through a link, its referrer's credit
-            // due (see credits.rs), on PostgreSQL in the same statement. fetch_all steps
-            // the statement to its end, so its errors are seen.
-            let update = format!(
-                "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
-                     confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
-                 FROM (SELECT {} AS n) AS next
-                 WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
-                 RETURNING name, email, interest, line_key, email_key, referred_by",
-                line::next_number(self.backend())
-            );
-            let in_one = self.backend() == Backend::Postgres;
-            let statement = if in_one {
-                format!(
-                    "WITH confirmed AS ({update}),
-                         due AS (INSERT INTO credits_due (email_key, referrer, due_at)
-                             SELECT email_key, referred_by, $2 FROM confirmed
-                             WHERE referred_by IS NOT NULL AND $5 > 0
-                             ON CONFLICT (email_key) DO NOTHING)
-                     SELECT name, email, interest, line_key, email_key, referred_by
-                     FROM confirmed"
-                )
+            let confirmed = if self.backend() == Backend::Postgres {
+                self.confirm_in_one(id, nonce, now).await?
             } else {
-                update
+                self.confirm_in_transaction(id, nonce, now).await?
             };
-            let rows = sqlx::query(&statement)
-                .bind(Status::Confirmed.as_str())
-                .bind(now)
-                .bind(id)
-                .bind(nonce)
-                .bind(i64::from(self.places()))
-                .fetch_all(&mut *tx)
-                .await?;
-            if let Some(row) = rows.first() {
-                let (name, email, interest): (String, String, String) = (
-                    row.try_get("name")?,
-                    row.try_get("email")?,
-                    row.try_get("interest")?,
-                );
-                let person = Some((name.as_str(), email.as_str(), interest.as_str()));
-                self.record(&mut tx, Event::Confirmed, id, person, &[], now)
-                    .await?;
-                // The count last (see line::Counts).
-                let mut counts = line::Counts::default();
-                counts.join(row.try_get("line_key")?);
-                counts.apply(&mut tx).await?;
-                let referrer: Option<String> = row.try_get("referred_by")?;
-                let due = referrer.filter(|_| self.places() > 0);
-                if let Some(referrer) = due.as_deref()
-                    && !in_one
-                {
-                    let key: String = row.try_get("email_key")?;
-                    credits::make_due(&mut tx, &key, referrer, now).await?;
-                }
-                tx.commit().await?;
-                if due.is_some() {
+            if let Some(due) = confirmed {
+                if due {
                     self.credits_due.notify_one();
                 }
                 return Ok(Confirmed::Now);
             }
-            tx.rollback().await?;
             let there: Option<String> =
                 sqlx::query_scalar("SELECT status FROM waitlist WHERE id = $1")
                     .bind(id)
@@ -334,6 +282,60 @@ impl Store {
             })
         })
         .await
+    }
+
+    /// [`Store::confirm`] on SQLite, in one transaction: whether the entry was confirmed
+    /// now (and a referrer's credit made due).
+    async fn confirm_in_transaction(
+        &self,
+        id: &str,
+        nonce: &str,
+        now: i64,
+    ) -> Result<Option<bool>, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        // The next confirmation number, and the key it gives with the credits the entry
+        // earned while it was pending. fetch_all steps the statement to its end, so its
+        // errors are seen.
+        let rows = sqlx::query(&format!(
+            "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
+                 confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
+             FROM (SELECT {} AS n) AS next
+             WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
+             RETURNING name, email, interest, line_key, email_key, referred_by",
+            line::next_number(self.backend())
+        ))
+        .bind(Status::Confirmed.as_str())
+        .bind(now)
+        .bind(id)
+        .bind(nonce)
+        .bind(i64::from(self.places()))
+        .fetch_all(&mut *tx)
+        .await?;
+        let Some(row) = rows.first() else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let (name, email, interest): (String, String, String) = (
+            row.try_get("name")?,
+            row.try_get("email")?,
+            row.try_get("interest")?,
+        );
+        let person = Some((name.as_str(), email.as_str(), interest.as_str()));
+        self.record(&mut tx, Event::Confirmed, id, person, &[], now)
+            .await?;
+        // Through a link, its referrer's credit due (see credits.rs).
+        let referrer: Option<String> = row.try_get("referred_by")?;
+        let due = referrer.filter(|_| self.places() > 0);
+        if let Some(referrer) = due.as_deref() {
+            let key: String = row.try_get("email_key")?;
+            credits::make_due(&mut tx, &key, referrer, now).await?;
+        }
+        // The count last (see line::Counts).
+        let mut counts = line::Counts::default();
+        counts.join(row.try_get("line_key")?);
+        counts.apply(&mut tx).await?;
+        tx.commit().await?;
+        Ok(Some(due.is_some()))
     }
 
     /// Queues a new confirmation email to the entry `id` (its link gets a nonce if it has

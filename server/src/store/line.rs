@@ -30,7 +30,7 @@ pub fn bucket(key: i64) -> i64 {
 
 /// The same in SQL, for `column` (integer division rounds towards zero in both
 /// databases, so a negative key is taken on the other side of zero).
-fn bucket_sql(column: &str) -> String {
+pub(super) fn bucket_sql(column: &str) -> String {
     format!(
         "CASE WHEN {column} >= 0 THEN {column} / {BUCKET_KEYS} \
          ELSE -(({keys} - {column}) / {BUCKET_KEYS}) END",
@@ -87,6 +87,11 @@ pub(super) async fn stored_places(
     Ok(value.and_then(|v| v.parse().ok()))
 }
 
+/// One of a bucket's rows, at random.
+pub(super) fn random_stripe() -> i64 {
+    i64::try_from(random_u64() % STRIPES).unwrap_or(0)
+}
+
 /// What a transaction changes in the line's counts, applied together at its end
 /// ([`Counts::apply`]): after every row it locks, on one row a bucket (the same stripe for
 /// all), buckets in ascending order. Taken in that order everywhere, two transactions
@@ -121,7 +126,7 @@ impl Counts {
         self,
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     ) -> Result<(), sqlx::Error> {
-        let stripe = i64::try_from(random_u64() % STRIPES).unwrap_or(0);
+        let stripe = random_stripe();
         for (bucket, delta) in self.0 {
             if delta == 0 {
                 continue;

@@ -13,8 +13,8 @@ mod line;
 mod location;
 mod migrations;
 mod outbox;
+mod postgres;
 pub mod queue;
-mod sign_ups;
 mod stats;
 mod waves;
 
@@ -165,6 +165,7 @@ impl Store {
             .unwrap_or(lathe_core::line::PLACES_PER_REFERRAL);
         first.close().await?;
 
+        let sqlite = location.backend == Backend::Sqlite;
         let options = AnyPoolOptions::new()
             .acquire_timeout(ACQUIRE_TIMEOUT)
             // A failed COMMIT may leave SQLite in its transaction, or end it (SQLITE_FULL
@@ -172,9 +173,14 @@ impl Store {
             // fails too. The connection's next "transaction" would be a savepoint inside
             // it that never reaches the disk: a sign-up acknowledged and lost. So a
             // connection still in a transaction once its rollback is done is closed.
-            .after_release(|connection, _| {
+            .after_release(move |connection, _| {
                 Box::pin(async move {
-                    sqlx::Connection::ping(connection).await?;
+                    // sqlx-sqlite learns how its COMMIT or ROLLBACK went from its worker
+                    // thread: a ping waits for it. (On PostgreSQL the count is sqlx's own,
+                    // and a ping would be one more round trip each request.)
+                    if sqlite {
+                        sqlx::Connection::ping(connection).await?;
+                    }
                     Ok(!sqlx::Connection::is_in_transaction(connection))
                 })
             });

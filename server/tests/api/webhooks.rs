@@ -96,7 +96,30 @@ In you come.
     assert_eq!(receiver.attempts().len(), 3, "each once");
 }
 
+/// The confirmed person's name, address and interest as they were written, whatever
+/// characters they hold (on PostgreSQL the confirmation's statement puts them into the
+/// event's body).
+fn a_confirmed_name_of_any_characters_is_told_as_written(database: &Location) {
+    let receiver = Receiver::start();
+    let smtp = Smtp::start();
+    let app = telling(database, &receiver, Some(&smtp));
+    let name = "Zoë \"Z\" O'Brien \\ 東京 name";
+    let body = lathe_site_testkit::sign_up_with("zoe@example.com", "name", name);
+    assert_eq!(post(app.address, &body).status, 201);
+    app.deliver_due();
+    let token = smtp.messages()[0].token("confirm").unwrap();
+    assert_eq!(
+        status_of(&post_token(app.address, "/api/waitlist/confirm", &token)).0,
+        200
+    );
+    assert_eq!(app.deliver_events_at(lathe_site::now_ms()), 1);
+    let got = receiver.deliveries();
+    assert_eq!(got[0].event["data"]["name"], name);
+    assert_eq!(got[0].event["data"]["email"], "zoe@example.com");
+}
+
 lathe_site_testkit::on_both_databases!(
+    a_confirmed_name_of_any_characters_is_told_as_written,
     tells_the_receiver_of_each_event,
     without_confirmation_a_new_entry_is_an_event_with_its_id_alone,
 );
