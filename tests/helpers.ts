@@ -56,9 +56,31 @@ export function watch(page: Page, host = `127.0.0.1:${String(process.env.LATHE_S
   };
 }
 
-/** Waits until the wasm core has drawn the background: the core is loaded. */
+/**
+ * Waits until the wasm core has drawn the background: the core is loaded. If it is not
+ * within 15 s, says what the page knows of why (its recorded errors, whether the app's
+ * entry and the core were asked for and answered), where a bare timeout said nothing
+ * (once, in a clean clone's nginx project, after a theme switch and a navigation).
+ */
 export async function coreReady(page: Page) {
-  await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
+  try {
+    await page.locator("canvas[data-shape-count]").waitFor({ state: "attached", timeout: 15_000 });
+  } catch (error) {
+    const known = await page
+      .evaluate(() => ({
+        url: location.href,
+        visibility: document.visibilityState,
+        errors: (window as { latheErrors?: string[] }).latheErrors ?? [],
+        canvas: document.querySelector("canvas")?.outerHTML.slice(0, 200) ?? null,
+        scripts: performance
+          .getEntriesByType("resource")
+          .map((e) => e as PerformanceResourceTiming)
+          .filter((e) => /\.(js|wasm)$/.test(new URL(e.name).pathname))
+          .map((e) => `${new URL(e.name).pathname} ${String(e.responseStatus)}`),
+      }))
+      .catch((reason: unknown) => String(reason));
+    throw new Error(`the core did not draw: ${JSON.stringify(known)}`, { cause: error });
+  }
 }
 
 /**
