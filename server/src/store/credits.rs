@@ -134,10 +134,7 @@ impl Store {
             }
             // The friends' addresses (a friend erased since has no row, and took its
             // credit due with it: see `owed`).
-            let keys = (1..=taken.len())
-                .map(|i| format!("${i}"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let keys = placeholders(taken.len());
             let emails =
                 format!("SELECT email_key, email FROM waitlist WHERE email_key IN ({keys})");
             let mut emails = sqlx::query_as(&emails);
@@ -216,10 +213,7 @@ impl Store {
         // instances' batches with referrers in common then never wait for each other.
         let pairs = values(friends.len());
         if self.backend() == Backend::Postgres {
-            let ids = (1..=friends.len())
-                .map(|i| format!("${i}"))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let ids = placeholders(friends.len());
             let lock =
                 format!("SELECT id FROM waitlist WHERE id IN ({ids}) ORDER BY id FOR UPDATE");
             let mut lock = sqlx::query(&lock);
@@ -296,6 +290,14 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// `n` placeholders for an IN list: `$1, $2, ...`.
+fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `n` rows of two placeholders for a VALUES, from `$2` on (`$1` is the statement's

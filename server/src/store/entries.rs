@@ -27,6 +27,44 @@ pub(super) fn insert_sign_up(prefix: &str, source: &str) -> String {
     )
 }
 
+/// A query of [`insert_sign_up`]'s with the row bound, `$1` to `$18`: `key` the
+/// address's, `id` the new entry's, pending with a confirmation nonce when `confirming`,
+/// `seventeenth` the referrer's id (or, in PostgreSQL's statement, the referral code).
+pub(super) fn bind_sign_up<'q>(
+    statement: &'q str,
+    entry: &'q Entry,
+    key: &'q str,
+    id: &'q str,
+    confirming: bool,
+    seventeenth: Option<&'q str>,
+    mailbox_hash: String,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let (status, confirm_nonce) = if confirming {
+        (Status::Pending, Some(random_id()))
+    } else {
+        (Status::Unconfirmed, None)
+    };
+    sqlx::query(statement)
+        .bind(key)
+        .bind(&entry.email)
+        .bind(&entry.name)
+        .bind(&entry.company)
+        .bind(&entry.role)
+        .bind(entry.interest.as_str())
+        .bind(&entry.message)
+        .bind(&entry.privacy_notice)
+        .bind(entry.created_at)
+        .bind(id)
+        .bind(status.as_str())
+        .bind(confirm_nonce)
+        .bind(random_id())
+        .bind(Status::Confirmed.as_str())
+        .bind(Status::Invited.as_str())
+        .bind(random_code())
+        .bind(seventeenth)
+        .bind(mailbox_hash)
+}
+
 /// A sign-up's allowance (`--sign-ups-per-minute`), taken in the database on PostgreSQL
 /// (every instance counts it together): the client (its address, as the server reads
 /// it), how many a minute, and when, in µs since the Unix epoch.
@@ -177,11 +215,6 @@ impl Store {
         referral: Option<&str>,
     ) -> Result<Result<SignedUp, NotStored>, sqlx::Error> {
         let key = email_key(&entry.email);
-        let (status, confirm_nonce) = if confirming {
-            (Status::Pending, Some(random_id()))
-        } else {
-            (Status::Unconfirmed, None)
-        };
         let mut tx = self.pool.begin().await?;
         let referrer = match referral {
             Some(code) => referrer(&mut tx, code, &entry.email, self.places()).await?,
@@ -202,25 +235,10 @@ impl Store {
             "",
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17, $18)",
         );
-        let done = sqlx::query(&statement)
-            .bind(&key)
-            .bind(&entry.email)
-            .bind(&entry.name)
-            .bind(&entry.company)
-            .bind(&entry.role)
-            .bind(entry.interest.as_str())
-            .bind(&entry.message)
-            .bind(&entry.privacy_notice)
-            .bind(entry.created_at)
-            .bind(random_id())
-            .bind(status.as_str())
-            .bind(confirm_nonce)
-            .bind(random_id())
-            .bind(Status::Confirmed.as_str())
-            .bind(Status::Invited.as_str())
-            .bind(random_code())
-            .bind(referrer.as_ref().ok().map(|(id, _)| id.as_str()))
-            .bind(self.mailbox_hash(&entry.email))
+        let id = random_id();
+        let referred_by = referrer.as_ref().ok().map(|(id, _)| id.as_str());
+        let hash = self.mailbox_hash(&entry.email);
+        let done = bind_sign_up(&statement, entry, &key, &id, confirming, referred_by, hash)
             .execute(&mut *tx)
             .await?;
         if done.rows_affected() != 1 {

@@ -21,11 +21,13 @@
 
 use sqlx::Row;
 
-use super::entries::{Allowance, NotStored, Proof, SignedUp, due_email, insert_sign_up};
+use super::entries::{
+    Allowance, NotStored, Proof, SignedUp, bind_sign_up, due_email, insert_sign_up,
+};
 use super::events::{Event, body};
 use super::{Store, allowances, line, outbox};
 use crate::domain::referral::{Ignored, is_disposable};
-use crate::domain::token::{random_code, random_id};
+use crate::domain::token::random_id;
 use crate::domain::{Entry, Status};
 use lathe_core::retention::MAILS_PER_DAY;
 use lathe_core::validation::email_key;
@@ -113,11 +115,6 @@ impl Store {
         allowance: Option<Allowance<'_>>,
     ) -> Result<Result<SignedUp, NotStored>, sqlx::Error> {
         let key = email_key(&entry.email);
-        let (status, confirm_nonce) = if confirming {
-            (Status::Pending, Some(random_id()))
-        } else {
-            (Status::Unconfirmed, None)
-        };
         // What the addresses tell without the database: a code of no use is not looked up.
         let code = match referral {
             None => Err(Ignored::Off),
@@ -140,25 +137,8 @@ impl Store {
         };
         let statement = parts.statement();
         let (interval, tolerance) = allowance.map_or((0, 0), |a| allowances::gcra(a.per_minute));
-        let mut query = sqlx::query(&statement)
-            .bind(&key)
-            .bind(&entry.email)
-            .bind(&entry.name)
-            .bind(&entry.company)
-            .bind(&entry.role)
-            .bind(entry.interest.as_str())
-            .bind(&entry.message)
-            .bind(&entry.privacy_notice)
-            .bind(entry.created_at)
-            .bind(&id)
-            .bind(status.as_str())
-            .bind(confirm_nonce)
-            .bind(random_id())
-            .bind(Status::Confirmed.as_str())
-            .bind(Status::Invited.as_str())
-            .bind(random_code())
-            .bind(code.ok())
-            .bind(self.mailbox_hash(&entry.email))
+        let hash = self.mailbox_hash(&entry.email);
+        let mut query = bind_sign_up(&statement, entry, &key, &id, confirming, code.ok(), hash)
             .bind(allowance.map(|a| self.client_key(a.client)))
             .bind(allowance.map_or(0, |a| a.now_us))
             .bind(interval)
