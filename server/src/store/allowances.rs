@@ -90,24 +90,6 @@ impl Store {
     }
 }
 
-/// Spends, in `tx`, the proof of work of the challenge signed `signature` (expiring at
-/// `expires_at`, ms): `false` if it was spent already, here or on another instance.
-pub(super) async fn spend_proof(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    signature: &str,
-    expires_at: i64,
-) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query(
-        "INSERT INTO proofs (signature, expires_at) VALUES ($1, $2)
-         ON CONFLICT (signature) DO NOTHING",
-    )
-    .bind(signature)
-    .bind(expires_at)
-    .execute(&mut **tx)
-    .await?;
-    Ok(done.rows_affected() == 1)
-}
-
 /// Forgets, in `tx`, what no longer counts at `now` (ms): the clients whose allowance is
 /// whole again, and the proofs whose challenges expired.
 pub(super) async fn forget(

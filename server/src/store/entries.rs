@@ -5,65 +5,10 @@ use lathe_core::validation::email_key;
 use sqlx::Row;
 
 use super::events::Event;
-use super::{Backend, Store, StoreError, allowances, credits, erasures, line, outbox};
-use crate::domain::referral::{Ignored, refusal};
-use crate::domain::token::{random_code, random_id};
+use super::{Backend, Store, StoreError, credits, erasures, line, outbox};
+use crate::domain::referral::Ignored;
+use crate::domain::token::random_id;
 use crate::domain::{Entry, ErasedBy, Kind, Status};
-
-/// The sign-up's INSERT: `prefix` (a WITH, or nothing), then the row from `source` (a
-/// VALUES, or a SELECT, of `$1` to `$13`, `$16` to `$18` in the columns' order), and what
-/// an address already there does instead (`$14`, `$15`: the confirmed statuses).
-pub(super) fn insert_sign_up(prefix: &str, source: &str) -> String {
-    format!(
-        "{prefix}INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
-             privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
-             manage_nonce, referral_code, referred_by, mailbox_hash) {source}
-         ON CONFLICT (email_key) DO UPDATE SET
-             repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
-             id = COALESCE(waitlist.id, excluded.id),
-             manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
-             confirm_nonce = CASE WHEN waitlist.status IN ($14, $15) THEN NULL
-                 ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END"
-    )
-}
-
-/// A query of [`insert_sign_up`]'s with the row bound, `$1` to `$18`: `key` the
-/// address's, `id` the new entry's, pending with a confirmation nonce when `confirming`,
-/// `seventeenth` the referrer's id (or, in PostgreSQL's statement, the referral code).
-pub(super) fn bind_sign_up<'q>(
-    statement: &'q str,
-    entry: &'q Entry,
-    key: &'q str,
-    id: &'q str,
-    confirming: bool,
-    seventeenth: Option<&'q str>,
-    mailbox_hash: String,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    let (status, confirm_nonce) = if confirming {
-        (Status::Pending, Some(random_id()))
-    } else {
-        (Status::Unconfirmed, None)
-    };
-    sqlx::query(statement)
-        .bind(key)
-        .bind(&entry.email)
-        .bind(&entry.name)
-        .bind(&entry.company)
-        .bind(&entry.role)
-        .bind(entry.interest.as_str())
-        .bind(&entry.message)
-        .bind(&entry.privacy_notice)
-        .bind(entry.created_at)
-        .bind(id)
-        .bind(status.as_str())
-        .bind(confirm_nonce)
-        .bind(random_id())
-        .bind(Status::Confirmed.as_str())
-        .bind(Status::Invited.as_str())
-        .bind(random_code())
-        .bind(seventeenth)
-        .bind(mailbox_hash)
-}
 
 /// A sign-up's allowance (`--sign-ups-per-minute`), taken in the database on PostgreSQL
 /// (every instance counts it together): the client (its address, as the server reads
@@ -95,34 +40,6 @@ pub struct SignedUp {
     /// For a sign-up that brought a referral code: `Ok` if the friend will earn its
     /// referrer a credit on confirming (unless its mailbox earned one before), or why not.
     pub referral: Option<Result<(), Ignored>>,
-}
-
-/// The entry whose referral `code` a sign-up from `friend` brought, as its id and
-/// address, if the friend may be credited to it (`places` 0: referrals are off).
-async fn referrer(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    code: &str,
-    friend: &str,
-    places: u32,
-) -> Result<Result<(String, String), Ignored>, sqlx::Error> {
-    if places == 0 {
-        return Ok(Err(Ignored::Off));
-    }
-    if !lathe_core::referral::is_code(code) {
-        return Ok(Err(Ignored::Malformed));
-    }
-    let row: Option<(String, String)> =
-        sqlx::query_as("SELECT id, email FROM waitlist WHERE referral_code = $1")
-            .bind(code)
-            .fetch_optional(&mut **tx)
-            .await?;
-    Ok(match row {
-        None => Err(Ignored::Unknown),
-        Some((id, email)) => match refusal(friend, &email) {
-            Some(ignored) => Err(ignored),
-            None => Ok((id, email)),
-        },
-    })
 }
 
 /// The email a sign-up is due, its entry's status being `stored`: word that it is on
@@ -168,108 +85,6 @@ pub enum Resent {
 }
 
 impl Store {
-    /// Stores a sign-up: a new entry, or, for an address already there (compared in NFC,
-    /// without case), a count of the repeat and its time, leaving the entry as it was.
-    /// When `confirming` (the server sends email), a new entry is pending, and the email
-    /// the address is due (a link to confirm it, or word that it is on the list already)
-    /// is queued with it, unless [`MAILS_PER_DAY`](lathe_core::retention::MAILS_PER_DAY)
-    /// went to it in the last day: the kind queued is returned. Concurrent sign-ups with
-    /// the same address never make two entries; `Ok` means it is committed (with SQLite,
-    /// on the disk: see `sqlite_pragmas`). The client's `allowance`, if given, is taken
-    /// and a `proof` of work spent with the row: if either fails, nothing is stored and
-    /// the answer says why ([`NotStored`]). On PostgreSQL all of it is one statement
-    /// (`sign_ups.rs`); on SQLite, one transaction.
-    ///
-    /// # Errors
-    /// The database failing or unreachable; nothing was stored.
-    pub async fn sign_up(
-        &self,
-        entry: &Entry,
-        confirming: bool,
-        proof: Option<Proof<'_>>,
-        referral: Option<&str>,
-        allowance: Option<Allowance<'_>>,
-    ) -> Result<Result<SignedUp, NotStored>, StoreError> {
-        if self.backend() == Backend::Postgres {
-            return self
-                .guarded(self.sign_up_in_one(entry, confirming, proof, referral, allowance))
-                .await;
-        }
-        if let Some(allowance) = allowance
-            && let Some(wait) = self
-                .admit(allowance.client, allowance.per_minute, allowance.now_us)
-                .await?
-        {
-            return Ok(Err(NotStored::TooMany(wait)));
-        }
-        self.guarded(self.write_sign_up(entry, confirming, proof, referral))
-            .await
-    }
-
-    /// The sign-up on SQLite: one transaction.
-    async fn write_sign_up(
-        &self,
-        entry: &Entry,
-        confirming: bool,
-        proof: Option<Proof<'_>>,
-        referral: Option<&str>,
-    ) -> Result<Result<SignedUp, NotStored>, sqlx::Error> {
-        let key = email_key(&entry.email);
-        let mut tx = self.pool.begin().await?;
-        let referrer = match referral {
-            Some(code) => referrer(&mut tx, code, &entry.email, self.places()).await?,
-            None => Err(Ignored::Off),
-        };
-        // The proof is spent with the row it pays for: one commit, and a sign-up whose
-        // row is not kept leaves its proof unspent.
-        if let Some(proof) = proof
-            && !allowances::spend_proof(&mut tx, proof.signature, proof.expires_at).await?
-        {
-            tx.rollback().await?;
-            return Ok(Err(NotStored::ProofUsed));
-        }
-        // `execute`, which steps the statement to its end, and no RETURNING: sqlx-sqlite's
-        // fetch of a RETURNING row leaves the statement to be finished later, where its
-        // error is dropped, and a full disk then loses an acknowledged sign-up.
-        let statement = insert_sign_up(
-            "",
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, $17, $18)",
-        );
-        let id = random_id();
-        let referred_by = referrer.as_ref().ok().map(|(id, _)| id.as_str());
-        let hash = self.mailbox_hash(&entry.email);
-        let done = bind_sign_up(&statement, entry, &key, &id, confirming, referred_by, hash)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() != 1 {
-            return Err(sqlx::Error::Protocol(format!(
-                "a sign-up changed {} rows",
-                done.rows_affected()
-            )));
-        }
-        let (stored, id, repeats): (String, String, i64) =
-            sqlx::query_as("SELECT status, id, repeats FROM waitlist WHERE email_key = $1")
-                .bind(&key)
-                .fetch_one(&mut *tx)
-                .await?;
-        if !confirming && repeats == 0 {
-            self.record(&mut tx, Event::Created, &id, None, &[], entry.created_at)
-                .await?;
-        }
-        let queued = if confirming {
-            outbox::queue(&mut tx, &key, due_email(&stored), entry.created_at).await?
-        } else {
-            None
-        };
-        tx.commit().await?;
-        let referral = referral.map(|_| match referrer {
-            Ok(_) if repeats > 0 => Err(Ignored::Repeat),
-            Ok(_) => Ok(()),
-            Err(ignored) => Err(ignored),
-        });
-        Ok(Ok(SignedUp { queued, referral }))
-    }
-
     /// Confirms the address of the entry `id` while it holds the confirmation link's
     /// `nonce` (which confirming clears: a link works once).
     ///

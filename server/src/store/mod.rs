@@ -15,6 +15,7 @@ mod migrations;
 mod outbox;
 mod postgres;
 pub mod queue;
+mod sign_ups;
 mod stats;
 mod waves;
 
@@ -72,6 +73,12 @@ const RETRY_AFTER_OUTAGE: Duration = Duration::from_secs(1);
 /// How long a sign-up waits for the database before checking, with a connection of its
 /// own, that the database is there at all.
 const PROBE_AFTER: Duration = Duration::from_millis(500);
+/// A connection idle for longer than this, or since before the database was last found
+/// down, is pinged before it is used again; one in use a moment ago is not (a ping is a
+/// round trip, and on PostgreSQL it was one of a sign-up's two). So a database restarted
+/// while a connection was idle is found out by the ping, and the request gets a new
+/// connection.
+const PING_IDLE_AFTER: Duration = Duration::from_secs(1);
 /// How long a new connection may take, when trying a database that was down.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -123,6 +130,9 @@ pub struct Store {
     pragmas: Option<String>,
     /// Since when the database has been unreachable, and why; `None` while it answers.
     outage: Arc<Mutex<Option<(Instant, String)>>>,
+    /// When the database was last found down: connections idle since are pinged before
+    /// they are used ([`PING_IDLE_AFTER`]).
+    seen_down: Arc<Mutex<Option<Instant>>>,
     /// Whether events are kept for a webhook receiver ([`Store::set_webhooks`]).
     webhooks: Arc<AtomicBool>,
     /// The key clients' addresses are hashed with in `allowances`.
@@ -166,8 +176,26 @@ impl Store {
         first.close().await?;
 
         let sqlite = location.backend == Backend::Sqlite;
+        let seen_down: Arc<Mutex<Option<Instant>>> = Arc::default();
+        let down_at = seen_down.clone();
         let options = AnyPoolOptions::new()
             .acquire_timeout(ACQUIRE_TIMEOUT)
+            // sqlx pings every connection it takes from the idle ones; only those idle a
+            // while are, here (see PING_IDLE_AFTER).
+            .test_before_acquire(false)
+            .before_acquire(move |connection, meta| {
+                let down = *down_at
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let stale = meta.idle_for > PING_IDLE_AFTER
+                    || down.is_some_and(|at| meta.idle_for > at.elapsed());
+                Box::pin(async move {
+                    if stale {
+                        sqlx::Connection::ping(connection).await?;
+                    }
+                    Ok(true)
+                })
+            })
             // A failed COMMIT may leave SQLite in its transaction, or end it (SQLITE_FULL
             // rolls it back) while sqlx still counts it open; the rollback sqlx then tries
             // fails too. The connection's next "transaction" would be a savepoint inside
@@ -208,6 +236,7 @@ impl Store {
             location: location.clone(),
             pragmas,
             outage: Arc::default(),
+            seen_down,
             webhooks: Arc::new(AtomicBool::new(webhooks)),
             allowance_key: Arc::from(allowance_key),
             mailbox_key: Arc::from(mailbox_key),
@@ -287,7 +316,18 @@ impl Store {
     }
 
     fn down(&self, reason: &str) {
-        *self.outage() = Some((Instant::now(), reason.to_owned()));
+        let now = Instant::now();
+        *self.outage() = Some((now, reason.to_owned()));
+        self.found_down(now);
+    }
+
+    /// Says that the database was found down `at`: connections idle since are pinged
+    /// before they are used again.
+    fn found_down(&self, at: Instant) {
+        *self
+            .seen_down
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(at);
     }
 
     /// Writes a consistent copy of a SQLite database to `file` (SQLite's `VACUUM INTO`: one
@@ -322,7 +362,10 @@ impl Store {
     /// [`StoreError::Unreachable`], with the database's reason or that it did not answer
     /// in time.
     pub async fn ready(&self) -> Result<(), StoreError> {
-        self.probe().await.map_err(StoreError::Unreachable)
+        self.probe().await.map_err(|reason| {
+            self.found_down(Instant::now());
+            StoreError::Unreachable(reason)
+        })
     }
 
     /// Closes every connection, waiting for those in use.

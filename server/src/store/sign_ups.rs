@@ -1,0 +1,452 @@
+//! A sign-up, in one request to the database on either backend: its parts (the client's
+//! allowance, the proof of work, the referrer, the row, and what a new entry brings) are
+//! written once, as [`Parts`], and said the way each database takes them.
+//!
+//! - **PostgreSQL**: one statement in autocommit, with data-modifying CTEs (a round trip
+//!   is most of what a request costs there). It was eight round trips: the allowance,
+//!   BEGIN, the referrer, the INSERT, the SELECT of what was stored, the day's emails,
+//!   the email, COMMIT. Now the client's allowance taken (`allowed`), the proof of work
+//!   spent (`spent`, only if allowed), the referrer read by its code (`referrer`), the row
+//!   inserted or its repeat counted (`stored`, only if allowed and spent), and for a new
+//!   entry its email queued (`queued`) or its `entry.created` event kept (`event`). An
+//!   address already on the list is rare and has its email queued in a transaction of
+//!   its own after the statement, its row locked first: within one statement the day's
+//!   emails are counted as they were when it began, and repeats of one address waiting
+//!   for its row together each counted the others' emails out.
+//! - **SQLite**: one transaction, as before, but its statements sent as one script: one
+//!   hop to the connection's thread where each statement was one (sqlx-sqlite runs a
+//!   connection on a thread of its own, and a profile of sign-ups showed that thread
+//!   waking and waiting for the server's more than SQLite working: docs/server.md, "One
+//!   round trip"). The script runs every part in order, each statement seeing the
+//!   last's rows; if the proof was spent already, the transaction is rolled back, so
+//!   nothing of it stays. One writer: the day's emails are counted as they are, for a
+//!   repeat too. The allowance stays a statement of its own before it (on SQLite the
+//!   server keeps it in memory: only the store's own callers give one).
+//!
+//! A 2xx still means a committed row: the answer is read after the commit.
+
+use lathe_core::retention::MAILS_PER_DAY;
+use lathe_core::validation::email_key;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::entries::{Allowance, NotStored, Proof, SignedUp, due_email};
+use super::events::{Event, body};
+use super::{Backend, Store, StoreError, allowances, outbox};
+use crate::domain::referral::{Ignored, is_disposable};
+use crate::domain::token::{random_code, random_id};
+use crate::domain::{Entry, Kind, Status};
+
+impl Store {
+    /// Stores a sign-up: a new entry, or, for an address already there (compared in NFC,
+    /// without case), a count of the repeat and its time, leaving the entry as it was.
+    /// When `confirming` (the server sends email), a new entry is pending, and the email
+    /// the address is due (a link to confirm it, or word that it is on the list already)
+    /// is queued with it, unless [`MAILS_PER_DAY`] went to it in the last day: the kind
+    /// queued is returned. Concurrent sign-ups with the same address never make two
+    /// entries; `Ok` means it is committed (with SQLite, on the disk: see
+    /// `sqlite_pragmas`). The client's `allowance`, if given, is taken and a `proof` of
+    /// work spent with the row: if either fails, nothing is stored and the answer says
+    /// why ([`NotStored`]). A `referral` code names the entry whose share link brought
+    /// it (what became of it is in the answer).
+    ///
+    /// # Errors
+    /// The database failing or unreachable; nothing was stored.
+    pub async fn sign_up(
+        &self,
+        entry: &Entry,
+        confirming: bool,
+        proof: Option<Proof<'_>>,
+        referral: Option<&str>,
+        allowance: Option<Allowance<'_>>,
+    ) -> Result<Result<SignedUp, NotStored>, StoreError> {
+        if self.backend() == Backend::Sqlite
+            && let Some(allowance) = allowance
+            && let Some(wait) = self
+                .admit(allowance.client, allowance.per_minute, allowance.now_us)
+                .await?
+        {
+            return Ok(Err(NotStored::TooMany(wait)));
+        }
+        self.guarded(self.store_sign_up(entry, confirming, proof, referral, allowance))
+            .await
+    }
+
+    async fn store_sign_up(
+        &self,
+        entry: &Entry,
+        confirming: bool,
+        proof: Option<Proof<'_>>,
+        referral: Option<&str>,
+        allowance: Option<Allowance<'_>>,
+    ) -> Result<Result<SignedUp, NotStored>, sqlx::Error> {
+        let postgres = self.backend() == Backend::Postgres;
+        let key = email_key(&entry.email);
+        // What the addresses tell without the database: a code of no use is not looked up.
+        let code = match referral {
+            None => Err(Ignored::Off),
+            Some(_) if self.places() == 0 => Err(Ignored::Off),
+            Some(code) if !lathe_core::referral::is_code(code) => Err(Ignored::Malformed),
+            Some(code) => Ok(code),
+        };
+        let id = random_id();
+        let parts = Parts {
+            // On SQLite, taken above.
+            allowance: postgres && allowance.is_some(),
+            proof: proof.is_some(),
+            referral: code.is_ok(),
+            then: if confirming {
+                Then::Email
+            } else if self.webhooks_on() {
+                Then::Event
+            } else {
+                Then::Nothing
+            },
+        };
+        let statement = if postgres {
+            parts.statement()
+        } else {
+            parts.script()
+        };
+        let query = self.bind(
+            &statement,
+            &parts,
+            entry,
+            &key,
+            &id,
+            code.ok(),
+            proof,
+            allowance,
+        );
+        let answer = if postgres {
+            query.fetch_one(&self.pool).await?
+        } else {
+            let mut tx = self.pool.begin().await?;
+            // Every row the script answers is its last statement's (fetch_all steps each
+            // statement to its end, so their errors are seen): one.
+            let rows = query.fetch_all(&mut *tx).await?;
+            let Some(answer) = rows.into_iter().next() else {
+                return Err(sqlx::Error::RowNotFound);
+            };
+            if answer.try_get::<i64, _>("spent")? == 0 {
+                tx.rollback().await?;
+                return Ok(Err(NotStored::ProofUsed));
+            }
+            tx.commit().await?;
+            answer
+        };
+        if answer.try_get::<i64, _>("allowed")? == 0 {
+            let allowance = allowance.expect("refused by an allowance it was given");
+            return Ok(Err(NotStored::TooMany(self.wait(allowance).await?)));
+        }
+        if answer.try_get::<i64, _>("spent")? == 0 {
+            return Ok(Err(NotStored::ProofUsed));
+        }
+        let repeats: i64 = answer.try_get("repeats")?;
+        let mut queued = queued(&answer)?;
+        if postgres && confirming && repeats > 0 {
+            queued = self.queue_for_repeat(&key, entry.created_at).await?;
+        }
+        let own: Option<i64> = answer.try_get("own")?;
+        let referral = referral.map(|_| match (code, own) {
+            (Err(ignored), _) => Err(ignored),
+            (Ok(_), None) => Err(Ignored::Unknown),
+            (Ok(_), Some(1)) => Err(Ignored::Own),
+            (Ok(_), Some(_)) if is_disposable(&entry.email) => Err(Ignored::Disposable),
+            (Ok(_), Some(_)) if repeats > 0 => Err(Ignored::Repeat),
+            (Ok(_), Some(_)) => Ok(()),
+        });
+        Ok(Ok(SignedUp { queued, referral }))
+    }
+
+    /// `statement` (of `parts`) with its parameters bound (see [`Parts`]).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a sign-up's parts, each bound as a parameter"
+    )]
+    fn bind<'q>(
+        &self,
+        statement: &'q str,
+        parts: &Parts,
+        entry: &'q Entry,
+        key: &'q str,
+        id: &'q str,
+        code: Option<&'q str>,
+        proof: Option<Proof<'q>>,
+        allowance: Option<Allowance<'q>>,
+    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+        let (interval, tolerance) = allowance.map_or((0, 0), |a| allowances::gcra(a.per_minute));
+        let (status, confirm_nonce) = if parts.then == Then::Email {
+            (Status::Pending, Some(random_id()))
+        } else {
+            (Status::Unconfirmed, None)
+        };
+        let query = sqlx::query(statement)
+            .bind(key)
+            .bind(&entry.email)
+            .bind(&entry.name)
+            .bind(&entry.company)
+            .bind(&entry.role)
+            .bind(entry.interest.as_str())
+            .bind(&entry.message)
+            .bind(&entry.privacy_notice)
+            .bind(entry.created_at)
+            .bind(id)
+            .bind(status.as_str())
+            .bind(confirm_nonce)
+            .bind(random_id())
+            .bind(Status::Confirmed.as_str())
+            .bind(Status::Invited.as_str())
+            .bind(random_code())
+            .bind(code)
+            .bind(self.mailbox_hash(&entry.email))
+            .bind(allowance.map(|a| self.client_key(a.client)))
+            .bind(allowance.map_or(0, |a| a.now_us))
+            .bind(interval)
+            .bind(tolerance)
+            .bind(proof.map(|p| p.signature))
+            .bind(proof.map(|p| p.expires_at))
+            .bind(!is_disposable(&entry.email));
+        match parts.then {
+            Then::Email => query
+                .bind(random_id())
+                .bind(Kind::Already.as_str())
+                .bind(Kind::Confirm.as_str())
+                .bind(entry.created_at - outbox::DAY_MS)
+                .bind(i64::from(MAILS_PER_DAY)),
+            Then::Event => query
+                .bind(format!("msg_{}", random_id()))
+                .bind(Event::Created.as_str())
+                .bind(body(Event::Created, id, None, &[], entry.created_at)),
+            Then::Nothing => query,
+        }
+    }
+
+    /// Queues the email an address already on the list is due, its row locked first so
+    /// that repeats of one address at once count each other's emails (PostgreSQL).
+    async fn queue_for_repeat(&self, key: &str, now: i64) -> Result<Option<Kind>, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let status: Option<String> =
+            sqlx::query_scalar("SELECT status FROM waitlist WHERE email_key = $1 FOR UPDATE")
+                .bind(key)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(status) = status else {
+            // Erased since: nothing to send.
+            return Ok(None);
+        };
+        let queued = outbox::queue(&mut tx, key, due_email(&status), now).await?;
+        tx.commit().await?;
+        Ok(queued)
+    }
+}
+
+/// The kind of email the answer says was queued, if one was.
+fn queued(answer: &AnyRow) -> Result<Option<Kind>, sqlx::Error> {
+    Ok(answer
+        .try_get::<Option<String>, _>("queued")?
+        .and_then(|kind| Kind::parse(&kind)))
+}
+
+/// The sign-up's INSERT: the row from `source` (a VALUES, or a SELECT, of `$1` to `$13`,
+/// `$16` to `$18` in the columns' order), and what an address already there does instead
+/// (`$14`, `$15`: the confirmed statuses).
+fn insert(source: &str) -> String {
+    format!(
+        "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+             privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
+             manage_nonce, referral_code, referred_by, mailbox_hash) {source}
+         ON CONFLICT (email_key) DO UPDATE SET
+             repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
+             id = COALESCE(waitlist.id, excluded.id),
+             manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
+             confirm_nonce = CASE WHEN waitlist.status IN ($14, $15) THEN NULL
+                 ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END"
+    )
+}
+
+/// Which parts a sign-up's statement has.
+struct Parts {
+    /// The client's allowance is taken (PostgreSQL).
+    allowance: bool,
+    /// A proof of work is spent.
+    proof: bool,
+    /// A referral code of a code's shape is looked up.
+    referral: bool,
+    /// What a new entry brings.
+    then: Then,
+}
+
+/// What a new entry brings besides its row.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Then {
+    /// Its email (the server confirms addresses).
+    Email,
+    /// Its `entry.created` event (no confirmation; a webhook receiver).
+    Event,
+    /// Nothing.
+    Nothing,
+}
+
+/// The parameters both ways of saying it take: `$1` to `$18` the row's (`$1` the address's
+/// key, `$9` when, `$10` the new id, `$17` the referral code, `$18` the mailbox's hash),
+/// then the allowance's (`$19` the client's key, `$20` now in µs, `$21` the interval,
+/// `$22` the tolerance), the proof's (`$23`, `$24`), whether the friend's domain may earn
+/// a credit (`$25`), and the email's (`$26` its id, `$27` and `$28` the kinds, `$29` a
+/// day ago, `$30` the emails a day) or the event's (`$26` its id, `$27` its type, `$28`
+/// its body). Each answers one row: `allowed`, `spent` (1 or 0), `own` (whether the code's
+/// entry has the friend's own mailbox: 1 or 0, none if no entry has the code), `queued`
+/// (the kind of email), and the stored row's `repeats`.
+impl Parts {
+    /// The referrer's id, from the code (`$17`): none for a code of no entry, the friend's
+    /// own mailbox, or a disposable domain.
+    fn referred(&self) -> &'static str {
+        if self.referral {
+            "(SELECT id FROM waitlist WHERE referral_code = $17
+                 AND mailbox_hash IS DISTINCT FROM $18 AND $25)"
+        } else {
+            "CAST($17 AS TEXT)"
+        }
+    }
+
+    /// Whether the code's entry has the friend's own mailbox, as the answer's `own`.
+    fn own(&self) -> &'static str {
+        if self.referral {
+            "(SELECT CASE WHEN mailbox_hash IS NOT DISTINCT FROM $18 THEN 1 ELSE 0 END
+                 FROM waitlist WHERE referral_code = $17)"
+        } else {
+            "CAST(NULL AS BIGINT)"
+        }
+    }
+
+    /// PostgreSQL's one statement.
+    fn statement(&self) -> String {
+        let mut with = Vec::new();
+        let mut gate = Vec::new();
+        if self.allowance {
+            with.push(
+                "allowed AS (INSERT INTO allowances (client, tat_us) VALUES ($19, $20 + $21)
+                     ON CONFLICT (client) DO UPDATE
+                     SET tat_us = GREATEST(allowances.tat_us, $20) + $21
+                     WHERE GREATEST(allowances.tat_us, $20) - $20 <= $22
+                     RETURNING 1)"
+                    .to_owned(),
+            );
+            gate.push("EXISTS (SELECT 1 FROM allowed)");
+        }
+        if self.proof {
+            with.push(
+                if self.allowance {
+                    "spent AS (INSERT INTO proofs (signature, expires_at)
+                         SELECT $23, $24 WHERE EXISTS (SELECT 1 FROM allowed)
+                         ON CONFLICT (signature) DO NOTHING RETURNING 1)"
+                } else {
+                    "spent AS (INSERT INTO proofs (signature, expires_at) VALUES ($23, $24)
+                         ON CONFLICT (signature) DO NOTHING RETURNING 1)"
+                }
+                .to_owned(),
+            );
+            gate.push("EXISTS (SELECT 1 FROM spent)");
+        }
+        let gate = if gate.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", gate.join(" AND "))
+        };
+        let row = format!(
+            "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, {},
+                 $18 {gate}",
+            self.referred()
+        );
+        with.push(format!(
+            "stored AS ({} RETURNING status, id, repeats)",
+            insert(&row)
+        ));
+        match self.then {
+            // A new entry's email only: see the module's doc for a repeat's.
+            Then::Email => with.push(
+                "queued AS (INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at)
+                     SELECT $26, $1, CASE WHEN s.status IN ($14, $15) THEN $27 ELSE $28 END, $9, $9
+                     FROM stored s
+                     WHERE s.repeats = 0
+                         AND (SELECT COUNT(*) FROM outbox WHERE email_key = $1 AND created_at > $29) < $30
+                     RETURNING kind)"
+                    .to_owned(),
+            ),
+            Then::Event => with.push(
+                "event AS (INSERT INTO webhooks (id, type, entry_id, payload, created_at, next_attempt_at)
+                     SELECT $26, $27, s.id, $28, $9, $9 FROM stored s WHERE s.repeats = 0)"
+                    .to_owned(),
+            ),
+            Then::Nothing => {}
+        }
+        format!(
+            "WITH {} SELECT {allowed} AS allowed, {spent} AS spent, {own} AS own,
+                 {queued} AS queued, s.repeats
+             FROM (SELECT 1) AS one LEFT JOIN stored AS s ON true",
+            with.join(", "),
+            allowed = if self.allowance {
+                "(SELECT COUNT(*) FROM allowed)"
+            } else {
+                "1"
+            },
+            spent = if self.proof {
+                "(SELECT COUNT(*) FROM spent)"
+            } else {
+                "1"
+            },
+            own = self.own(),
+            queued = if self.then == Then::Email {
+                "(SELECT kind FROM queued)"
+            } else {
+                "CAST(NULL AS TEXT)"
+            },
+        )
+    }
+
+    /// SQLite's script, run in a transaction: the row, its email or event, the proof last
+    /// so that the answer's `changes()` is its INSERT's (the rows it inserted: 0 if the
+    /// proof was spent already, and the transaction is rolled back).
+    fn script(&self) -> String {
+        let mut script = vec![insert(&format!(
+            "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, {},
+                     $18 WHERE true",
+            self.referred()
+        ))];
+        match self.then {
+            Then::Email => script.push(
+                "INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at)
+                 SELECT $26, $1, CASE WHEN status IN ($14, $15) THEN $27 ELSE $28 END, $9, $9
+                 FROM waitlist
+                 WHERE email_key = $1
+                     AND (SELECT COUNT(*) FROM outbox WHERE email_key = $1 AND created_at > $29) < $30"
+                    .to_owned(),
+            ),
+            Then::Event => script.push(
+                "INSERT INTO webhooks (id, type, entry_id, payload, created_at, next_attempt_at)
+                 SELECT $26, $27, id, $28, $9, $9 FROM waitlist WHERE email_key = $1 AND repeats = 0"
+                    .to_owned(),
+            ),
+            Then::Nothing => {}
+        }
+        if self.proof {
+            script.push(
+                "INSERT INTO proofs (signature, expires_at) VALUES ($23, $24)
+                 ON CONFLICT (signature) DO NOTHING"
+                    .to_owned(),
+            );
+        }
+        script.push(format!(
+            "SELECT 1 AS allowed, {spent} AS spent, {own} AS own, {queued} AS queued, repeats
+             FROM waitlist WHERE email_key = $1",
+            spent = if self.proof { "changes()" } else { "1" },
+            own = self.own(),
+            queued = if self.then == Then::Email {
+                "(SELECT kind FROM outbox WHERE id = $26)"
+            } else {
+                "CAST(NULL AS TEXT)"
+            },
+        ));
+        script.join(";\n")
+    }
+}
