@@ -1,11 +1,12 @@
 //! Referral credits. A confirmation only makes its friend's credit due (a row of
-//! `credits_due`, migration 0010, in the confirmation's own statement on PostgreSQL); the
-//! credit itself is given after it commits, by [`Store::credit_due`], in batches: the
-//! mailbox's one credit taken (its keyed hash inserted into `credited_mailboxes`), then
-//! each referrer moved ahead once by all its friends in the batch. A confirmation then costs what it costs
-//! without a referrer, and a referrer whose friends confirm at once is rewritten once a
-//! batch rather than once a friend, its row never a queue the confirmations wait in
-//! (docs/server.md, "What a credit costs"). The server's worker runs it as soon as a
+//! `credits_due`, migration 0010, in the confirmation's own statement or script:
+//! `confirmations.rs`); the credit itself is given after it commits, by
+//! [`Store::credit_due`], in batches: the mailbox's one credit taken (its keyed hash
+//! inserted into `credited_mailboxes`), then each referrer moved ahead once by all its
+//! friends in the batch. A confirmation then costs what it costs without a referrer, and
+//! a referrer whose friends confirm at once is rewritten once a batch rather than once a
+//! friend, its row never a queue the confirmations wait in (docs/server.md, "What a
+//! credit costs"). The server's worker runs it as soon as a
 //! confirmation says so ([`Store::credits_waker`]), and on a timer for the other
 //! instances'; an erasure of a friend whose credit is still due gives it first.
 
@@ -25,26 +26,6 @@ pub const CREDIT_BATCH: usize = 500;
 
 /// A friend whose credit is due: its address, and its referrer's id.
 pub(super) type Due = (String, String);
-
-/// Makes, in `tx`, the credit of the friend whose address's key is `key` due to
-/// `referrer` at `now` (SQLite; PostgreSQL does it in the confirmation's statement).
-pub(super) async fn make_due(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    key: &str,
-    referrer: &str,
-    now: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO credits_due (email_key, referrer, due_at) VALUES ($1, $2, $3)
-         ON CONFLICT (email_key) DO NOTHING",
-    )
-    .bind(key)
-    .bind(referrer)
-    .bind(now)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
 
 /// Takes, in `tx`, the credits due of the friends `condition` (on `email_key`, with `$1`
 /// as `value`) picks: each friend's address's key and referrer.

@@ -5,7 +5,7 @@ use lathe_core::validation::email_key;
 use sqlx::Row;
 
 use super::events::Event;
-use super::{Backend, Store, StoreError, credits, erasures, line, outbox};
+use super::{Store, StoreError, credits, erasures, line, outbox};
 use crate::domain::referral::Ignored;
 use crate::domain::token::random_id;
 use crate::domain::{Entry, ErasedBy, Kind, Status};
@@ -61,18 +61,6 @@ pub enum NotStored {
     TooMany(i64),
 }
 
-/// What became of a confirmation link's entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Confirmed {
-    /// Its address is confirmed now (and a referrer's credit due, if it signed up
-    /// through a link: [`Store::credit_due`] gives it).
-    Now,
-    /// It was confirmed already (the link is used).
-    Already,
-    /// There is no such entry (erased, or deleted unconfirmed).
-    Unknown,
-}
-
 /// What became of a request for a new confirmation link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resent {
@@ -85,92 +73,6 @@ pub enum Resent {
 }
 
 impl Store {
-    /// Confirms the address of the entry `id` while it holds the confirmation link's
-    /// `nonce` (which confirming clears: a link works once).
-    ///
-    /// # Errors
-    /// The database failing or unreachable.
-    pub async fn confirm(&self, id: &str, nonce: &str, now: i64) -> Result<Confirmed, StoreError> {
-        self.guarded(async {
-            let confirmed = if self.backend() == Backend::Postgres {
-                self.confirm_in_one(id, nonce, now).await?
-            } else {
-                self.confirm_in_transaction(id, nonce, now).await?
-            };
-            if let Some(due) = confirmed {
-                if due {
-                    self.credits_due.notify_one();
-                }
-                return Ok(Confirmed::Now);
-            }
-            let there: Option<String> =
-                sqlx::query_scalar("SELECT status FROM waitlist WHERE id = $1")
-                    .bind(id)
-                    .fetch_optional(&self.pool)
-                    .await?;
-            Ok(if there.is_some() {
-                Confirmed::Already
-            } else {
-                Confirmed::Unknown
-            })
-        })
-        .await
-    }
-
-    /// [`Store::confirm`] on SQLite, in one transaction: whether the entry was confirmed
-    /// now (and a referrer's credit made due).
-    async fn confirm_in_transaction(
-        &self,
-        id: &str,
-        nonce: &str,
-        now: i64,
-    ) -> Result<Option<bool>, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        // The next confirmation number, and the key it gives with the credits the entry
-        // earned while it was pending. fetch_all steps the statement to its end, so its
-        // errors are seen.
-        let rows = sqlx::query(&format!(
-            "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
-                 confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
-             FROM (SELECT {} AS n) AS next
-             WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
-             RETURNING name, email, interest, line_key, email_key, referred_by",
-            line::next_number(self.backend())
-        ))
-        .bind(Status::Confirmed.as_str())
-        .bind(now)
-        .bind(id)
-        .bind(nonce)
-        .bind(i64::from(self.places()))
-        .fetch_all(&mut *tx)
-        .await?;
-        let Some(row) = rows.first() else {
-            tx.rollback().await?;
-            return Ok(None);
-        };
-        let (name, email, interest): (String, String, String) = (
-            row.try_get("name")?,
-            row.try_get("email")?,
-            row.try_get("interest")?,
-        );
-        let person = Some((name.as_str(), email.as_str(), interest.as_str()));
-        self.record(&mut tx, Event::Confirmed, id, person, &[], now)
-            .await?;
-        // Through a link, its referrer's credit due (see credits.rs).
-        let referrer: Option<String> = row.try_get("referred_by")?;
-        let due = referrer.filter(|_| self.places() > 0);
-        if let Some(referrer) = due.as_deref() {
-            let key: String = row.try_get("email_key")?;
-            credits::make_due(&mut tx, &key, referrer, now).await?;
-        }
-        // The count last (see line::Counts).
-        let mut counts = line::Counts::default();
-        counts.join(row.try_get("line_key")?);
-        counts.apply(&mut tx).await?;
-        tx.commit().await?;
-        Ok(Some(due.is_some()))
-    }
-
     /// Queues a new confirmation email to the entry `id` (its link gets a nonce if it has
     /// none), unless it is confirmed already, gone, or had its day's emails.
     ///

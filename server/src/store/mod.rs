@@ -5,6 +5,7 @@
 //! a table ([`entries`], [`outbox`], [`erasures`], [`waves`], [`events`]).
 
 mod allowances;
+mod confirmations;
 mod credits;
 mod entries;
 mod erasures;
@@ -13,7 +14,6 @@ mod line;
 mod location;
 mod migrations;
 mod outbox;
-mod postgres;
 pub mod queue;
 mod sign_ups;
 mod stats;
@@ -29,8 +29,9 @@ use sqlx::{AnyConnection, AnyPool, Connection};
 use crate::domain::token::{random_code, random_id};
 
 pub use allowances::MAX_PER_MINUTE;
+pub use confirmations::Confirmed;
 pub use credits::{CREDIT_BATCH, Settled};
-pub use entries::{Allowance, Confirmed, NotStored, Proof, Resent, SignedUp};
+pub use entries::{Allowance, NotStored, Proof, Resent, SignedUp};
 pub use erasures::Purged;
 pub use events::{Claimed as ClaimedEvent, Counts as WebhookCounts, Event};
 pub use line::{Referrer, Standing};

@@ -1,0 +1,209 @@
+//! A confirmation, in one request to the database on either backend, as a sign-up is
+//! (`sign_ups.rs`): the row confirmed and numbered, its referrer's credit made due (if it
+//! signed up through a link), the line's count (after the row: the order of
+//! `line::Counts`), and its `entry.confirmed` event (when there is a receiver). It was
+//! BEGIN, the row, the event, the credit, the count, COMMIT.
+//!
+//! - **PostgreSQL**: one statement in autocommit, with data-modifying CTEs (`confirmed`,
+//!   `due`, `counted`, `event`).
+//! - **SQLite**: one transaction, its statements sent as one script; the UPDATE answers
+//!   the row it confirmed, and with none (a used link) the transaction is rolled back.
+//!
+//! The event's body is made by [`body`] (its one source of shape) with stand-ins for the
+//! person's name, address and interest, which the SQL replaces with the row's values as
+//! JSON.
+
+use sqlx::Row;
+
+use super::events::{Event, body};
+use super::{Backend, Store, StoreError, line};
+use crate::domain::Status;
+use crate::domain::token::random_id;
+
+/// Stand-ins for the confirmed person's name, address and interest in an event's body.
+/// No value holds one: control characters are refused in every field.
+const PERSON: [&str; 3] = ["\u{1}name", "\u{1}email", "\u{1}interest"];
+
+/// What became of a confirmation link's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confirmed {
+    /// Its address is confirmed now (and a referrer's credit due, if it signed up
+    /// through a link: [`Store::credit_due`] gives it).
+    Now,
+    /// It was confirmed already (the link is used).
+    Already,
+    /// There is no such entry (erased, or deleted unconfirmed).
+    Unknown,
+}
+
+impl Store {
+    /// Confirms the address of the entry `id` while it holds the confirmation link's
+    /// `nonce` (which confirming clears: a link works once).
+    ///
+    /// # Errors
+    /// The database failing or unreachable.
+    pub async fn confirm(&self, id: &str, nonce: &str, now: i64) -> Result<Confirmed, StoreError> {
+        self.guarded(async {
+            if let Some(due) = self.confirm_now(id, nonce, now).await? {
+                if due {
+                    self.credits_due.notify_one();
+                }
+                return Ok(Confirmed::Now);
+            }
+            let there: Option<String> =
+                sqlx::query_scalar("SELECT status FROM waitlist WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            Ok(if there.is_some() {
+                Confirmed::Already
+            } else {
+                Confirmed::Unknown
+            })
+        })
+        .await
+    }
+
+    /// Whether the entry `id` holding `nonce` was confirmed now (and its referrer's credit
+    /// made due, if it signed up through a link).
+    async fn confirm_now(
+        &self,
+        id: &str,
+        nonce: &str,
+        now: i64,
+    ) -> Result<Option<bool>, sqlx::Error> {
+        let postgres = self.backend() == Backend::Postgres;
+        let told = self.webhooks_on();
+        let statement = if postgres {
+            statement(told)
+        } else {
+            script(told)
+        };
+        let mut query = sqlx::query(&statement)
+            .bind(Status::Confirmed.as_str())
+            .bind(now)
+            .bind(id)
+            .bind(nonce)
+            .bind(i64::from(self.places()))
+            .bind(line::random_stripe());
+        if told {
+            let [name, email, interest] = PERSON;
+            query = query
+                .bind(format!("msg_{}", random_id()))
+                .bind(Event::Confirmed.as_str())
+                .bind(body(
+                    Event::Confirmed,
+                    id,
+                    Some((name, email, interest)),
+                    &[],
+                    now,
+                ));
+            for mark in PERSON {
+                query = query.bind(serde_json::Value::from(mark).to_string());
+            }
+        }
+        let rows = if postgres {
+            query.fetch_all(&self.pool).await?
+        } else {
+            let mut tx = self.pool.begin().await?;
+            // The UPDATE's row, if it confirmed one (fetch_all steps every statement to
+            // its end, so their errors are seen).
+            let rows = query.fetch_all(&mut *tx).await?;
+            if rows.is_empty() {
+                tx.rollback().await?;
+            } else {
+                tx.commit().await?;
+            }
+            rows
+        };
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let referrer: Option<String> = row.try_get("referred_by")?;
+        Ok(Some(referrer.is_some() && self.places() > 0))
+    }
+}
+
+/// The row confirmed and numbered (`$1` the status, `$2` now, `$3` the id, `$4` the
+/// nonce, `$5` the places a credit is worth), in `backend`'s words, answering the
+/// columns `returning`.
+fn confirm_row(backend: Backend, returning: &str) -> String {
+    let next = line::next_number(backend);
+    format!(
+        "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
+             confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
+         FROM (SELECT {next} AS n) AS next
+         WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
+         RETURNING {returning}"
+    )
+}
+
+/// The event's payload: its body (`$9`) with the stand-ins (`$10` to `$12`) replaced by
+/// the row's values, `json` a value as JSON text in this database.
+fn payload(json: &str) -> String {
+    let json = |column: &str| json.replace("{}", column);
+    format!(
+        "REPLACE(REPLACE(REPLACE($9, $10, {}), $11, {}), $12, {})",
+        json("name"),
+        json("email"),
+        json("interest")
+    )
+}
+
+/// PostgreSQL's one statement; `told` with the event (`$7` its id, `$8` its type).
+fn statement(told: bool) -> String {
+    let event = if told {
+        format!(
+            ", event AS (INSERT INTO webhooks
+                 (id, type, entry_id, payload, created_at, next_attempt_at)
+             SELECT $7, $8, $3, {}, $2, $2 FROM confirmed)",
+            payload("CAST(TO_JSON({}) AS TEXT)")
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "WITH confirmed AS ({row}),
+         due AS (INSERT INTO credits_due (email_key, referrer, due_at)
+             SELECT email_key, referred_by, $2 FROM confirmed
+             WHERE referred_by IS NOT NULL AND $5 > 0
+             ON CONFLICT (email_key) DO NOTHING),
+         counted AS (INSERT INTO line_counts (bucket, stripe, n)
+             SELECT {bucket}, $6, 1 FROM confirmed
+             ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + 1){event}
+         SELECT referred_by FROM confirmed",
+        row = confirm_row(
+            Backend::Postgres,
+            "name, email, interest, email_key, referred_by, line_key",
+        ),
+        bucket = line::bucket_sql("line_key"),
+    )
+}
+
+/// SQLite's script, run in a transaction that is rolled back if the UPDATE confirmed no
+/// row (the statements after it then read a row it did not confirm).
+fn script(told: bool) -> String {
+    let mut script = vec![
+        confirm_row(Backend::Sqlite, "referred_by"),
+        "INSERT INTO credits_due (email_key, referrer, due_at)
+         SELECT email_key, referred_by, $2 FROM waitlist
+         WHERE id = $3 AND referred_by IS NOT NULL AND $5 > 0
+         ON CONFLICT (email_key) DO NOTHING"
+            .to_owned(),
+    ];
+    if told {
+        script.push(format!(
+            "INSERT INTO webhooks (id, type, entry_id, payload, created_at, next_attempt_at)
+             SELECT $7, $8, $3, {}, $2, $2 FROM waitlist WHERE id = $3",
+            payload("json_quote({})")
+        ));
+    }
+    // The count last (see line::Counts).
+    script.push(format!(
+        "INSERT INTO line_counts (bucket, stripe, n)
+         SELECT {}, $6, 1 FROM waitlist WHERE id = $3
+         ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + 1",
+        line::bucket_sql("line_key")
+    ));
+    script.join(";\n")
+}
