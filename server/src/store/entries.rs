@@ -4,8 +4,9 @@ use futures_util::{Stream, StreamExt};
 use lathe_core::validation::email_key;
 use sqlx::Row;
 
+use super::erasures::Whose;
 use super::events::Event;
-use super::{Store, StoreError, credits, erasures, line, outbox};
+use super::{Backend, Store, StoreError, credits, erasures, line, outbox};
 use crate::domain::referral::Ignored;
 use crate::domain::token::random_id;
 use crate::domain::{Entry, ErasedBy, Kind, Status};
@@ -152,7 +153,13 @@ impl Store {
     /// # Errors
     /// The database failing.
     pub async fn erase(&self, email: &str, by: ErasedBy, now: i64) -> Result<bool, StoreError> {
-        Ok(self.erase_key(&email_key(email), by, now).await?)
+        let key = email_key(email);
+        if self.backend() == Backend::Postgres
+            && let Some(erased) = self.erase_in_one(Whose::Key(&key), by, now).await?
+        {
+            return Ok(erased);
+        }
+        Ok(self.erase_key(&key, by, now).await?)
     }
 
     async fn erase_key(&self, key: &str, by: ErasedBy, now: i64) -> Result<bool, sqlx::Error> {
@@ -241,6 +248,13 @@ impl Store {
         now: i64,
     ) -> Result<bool, StoreError> {
         self.guarded(async {
+            if self.backend() == Backend::Postgres
+                && let Some(erased) = self
+                    .erase_in_one(Whose::Managed(id, manage_nonce), by, now)
+                    .await?
+            {
+                return Ok(erased);
+            }
             let key: Option<String> = sqlx::query_scalar(
                 "SELECT email_key FROM waitlist WHERE id = $1 AND manage_nonce = $2",
             )

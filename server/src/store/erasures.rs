@@ -4,9 +4,23 @@
 use sqlx::Row;
 
 use super::credits::{owed, take_due};
-use super::events::Event;
-use super::{Store, StoreError};
+use super::events::{Event, body};
+use super::{Store, StoreError, line};
+use crate::domain::token::random_id;
 use crate::domain::{ErasedBy, Status};
+
+/// A stand-in for the erased entry's id in its event's body (made by [`body`]), replaced
+/// in SQL by the row's id as JSON. No id holds one.
+const ID: &str = "\u{1}id";
+
+/// The entry an erasure takes.
+#[derive(Clone, Copy)]
+pub(super) enum Whose<'a> {
+    /// The entry of the address with this key.
+    Key(&'a str),
+    /// The entry with this id while it holds this manage nonce.
+    Managed(&'a str, &'a str),
+}
 
 impl Store {
     /// Deletes what the privacy notice says is kept no longer at `now` (time is an
@@ -100,6 +114,85 @@ impl Store {
             super::credits::counted(&credits);
         }
         Ok(purged)
+    }
+
+    /// Erases on PostgreSQL, in one statement, the entry `whose`, unless its referrer's
+    /// credit is still due: the emails queued to it (their rows first, then the entry's:
+    /// the order the mail worker takes them in, `Store::sent`), its row, its place in the
+    /// line's count, its events still waiting (for an erasure), its own event, and the
+    /// erasure's record. Whether it erased one; `None` when the entry has a credit due,
+    /// which the caller's transaction gives first (rare: only between a friend's
+    /// confirmation and the credit worker's next batch).
+    pub(super) async fn erase_in_one(
+        &self,
+        whose: Whose<'_>,
+        by: ErasedBy,
+        now: i64,
+    ) -> Result<Option<bool>, sqlx::Error> {
+        let which = match whose {
+            Whose::Key(_) => "email_key = $1",
+            Whose::Managed(..) => "id = $1 AND manage_nonce = $2",
+        };
+        let event = if by == ErasedBy::Unsubscribed {
+            Event::Unsubscribed
+        } else {
+            Event::Erased
+        };
+        let mut told = String::new();
+        if self.webhooks_on() {
+            if event == Event::Erased {
+                told.push_str(
+                    ", dropped AS (DELETE FROM webhooks WHERE entry_id IN (SELECT id FROM gone)
+                         AND delivered_at IS NULL AND failed_at IS NULL AND type IN ($10, $11))",
+                );
+            }
+            told.push_str(
+                ", event AS (INSERT INTO webhooks
+                     (id, type, entry_id, payload, created_at, next_attempt_at)
+                 SELECT $6, $7, id, REPLACE($8, $9, CAST(TO_JSON(id) AS TEXT)), $3, $3
+                 FROM gone)",
+            );
+        }
+        // `gone` reads `mail`'s count: the emails' rows are deleted (and locked) first.
+        let statement = format!(
+            "WITH entry AS (SELECT email_key FROM waitlist WHERE {which}
+                 AND NOT EXISTS (SELECT 1 FROM credits_due d WHERE d.email_key = waitlist.email_key)),
+             mail AS (DELETE FROM outbox WHERE email_key IN (SELECT email_key FROM entry) RETURNING 1),
+             gone AS (DELETE FROM waitlist
+                 WHERE email_key IN (SELECT email_key FROM entry) AND (SELECT COUNT(*) FROM mail) >= 0
+                 RETURNING id, line_key),
+             counted AS (INSERT INTO line_counts (bucket, stripe, n)
+                 SELECT {bucket}, $5, -1 FROM gone WHERE line_key IS NOT NULL
+                 ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n - 1),
+             recorded AS (INSERT INTO erasures (erased_at, erased_by) SELECT $3, $4 FROM gone){told}
+             SELECT (SELECT COUNT(*) FROM gone) AS gone,
+                 (SELECT COUNT(*) FROM waitlist WHERE {which}) AS there",
+            bucket = line::bucket_sql("line_key"),
+        );
+        let (first, second) = match whose {
+            Whose::Key(key) => (key, None),
+            Whose::Managed(id, nonce) => (id, Some(nonce)),
+        };
+        let row = sqlx::query(&statement)
+            .bind(first)
+            .bind(second)
+            .bind(now)
+            .bind(by.as_str())
+            .bind(line::random_stripe())
+            .bind(format!("msg_{}", random_id()))
+            .bind(event.as_str())
+            .bind(body(event, ID, None, &[], now))
+            .bind(serde_json::Value::from(ID).to_string())
+            .bind(Event::Confirmed.as_str())
+            .bind(Event::InvitationSent.as_str())
+            .fetch_one(&self.pool)
+            .await?;
+        let (gone, there): (i64, i64) = (row.try_get("gone")?, row.try_get("there")?);
+        Ok(match (gone, there) {
+            (0, 0) => Some(false),
+            (0, _) => None,
+            _ => Some(true),
+        })
     }
 
     /// The erasures recorded: when, and by whom, oldest first.
