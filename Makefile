@@ -277,7 +277,7 @@ BENCH_TOOLS := bench/node_modules/.package-lock.json
 $(BENCH_TOOLS): bench/package.json bench/package-lock.json | setup
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
-bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
+bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BASELINE_LINE) $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
 	node bench/run.mjs
 
 # Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
@@ -287,6 +287,19 @@ target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | se
 # The line at a million entries for make bench (server/examples/line.rs).
 target/release/examples/line: server/examples/line.rs $(SERVER_SOURCES) | setup
 	$(RUST) cargo build --release -q -p lathe-site --example line
+
+# The same bench as main stood before SQLite's sign-ups and confirmations became one
+# script each (BASELINE, "today's path" in docs/server.md, "One request to the
+# database"): make bench runs both in one run, on the same disk. Built from a worktree of
+# that commit, with a target folder of its own.
+BASELINE := 711d823
+BASELINE_LINE := target/baseline-$(BASELINE)/target/release/examples/line
+$(BASELINE_LINE): | setup
+	rm -rf target/baseline-$(BASELINE)
+	git worktree prune
+	git worktree add --detach target/baseline-$(BASELINE) $(BASELINE)
+	$(RUST) cargo build --release -q -p lathe-site --example line \
+		--manifest-path target/baseline-$(BASELINE)/Cargo.toml --target-dir target/baseline-$(BASELINE)/target
 
 FUZZ_SECONDS ?= 60
 fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)

@@ -12,7 +12,11 @@
 //!   a round's last credit took after its last confirmation;
 //! - `signUpsPerSecond`, `referredSignUpsPerSecond`: the sign-ups before them, without and
 //!   with a referral code, ten at once;
-//! - `waveSeconds`: a wave of 10,000 invitations taken in place order.
+//! - `waveSeconds`: a wave of 10,000 invitations taken in place order;
+//! - `fullSignUpsPerSecond`: sign-ups with everything on, ten at once, last: each with a
+//!   proof of work to spend, its client's allowance (a client each), a referral code, its
+//!   confirmation email queued, and a webhook receiver (its `entry.created` event);
+//!   compared with pgbench's single INSERT by `make bench`.
 //!
 //! ```sh
 //! cargo run --release -p lathe-site --example line -- /tmp/line.db 1000000
@@ -24,7 +28,7 @@ use std::time::Instant;
 use futures_util::{StreamExt, stream};
 use lathe_core::validation::{FormValues, Interest};
 use lathe_site::domain::{Entry, Letter};
-use lathe_site::store::{Location, Store};
+use lathe_site::store::{Allowance, Backend, Location, Proof, Store};
 
 /// New sign-ups of each kind measured (and confirmed).
 const SIGN_UPS: usize = 4000;
@@ -127,6 +131,7 @@ async fn main() {
         .expect("a wave");
     let wave_seconds = started.elapsed().as_secs_f64();
     assert_eq!(wave.entries.len(), WAVE as usize);
+    let full_sign_ups = sign_up_everything(&store, entries).await;
 
     println!(
         "{}",
@@ -140,6 +145,7 @@ async fn main() {
             "creditingPerSecond": crediting_rate,
             "creditsSettledMs": settled_ms,
             "waveSeconds": wave_seconds,
+            "fullSignUpsPerSecond": full_sign_ups,
         })
     );
     store.close().await;
@@ -211,6 +217,54 @@ async fn sign_up_all(store: &Store, run: &str, codes: &[Option<String>]) -> f64 
         })
         .await;
     codes.len() as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Sign-ups per second with everything on (see the module's doc), [`AT_ONCE`] at a time,
+/// each through the share link of one of the `entries` filled in.
+async fn sign_up_everything(store: &Store, entries: u64) -> f64 {
+    store.set_webhooks(true).await.expect("webhooks on");
+    let per_minute = NonZeroU32::new(5).expect("five");
+    let started = Instant::now();
+    stream::iter(0..SIGN_UPS)
+        .for_each_concurrent(AT_ONCE, |n| async move {
+            let values = FormValues {
+                name: "Bench".into(),
+                email: format!("everything{n}@example.org"),
+                company: String::new(),
+                role: String::new(),
+                message: "Measured.".into(),
+                interest: Interest::Developer,
+            };
+            let now = lathe_site::now_ms();
+            let entry = Entry::new(values, "bench".into(), now);
+            let signature = format!("signature{n}");
+            let client = format!("10.0.{}.{}", n / 256, n % 256);
+            let code = format!("code{:08}", n as u64 % entries + 1);
+            let signed_up = store
+                .sign_up(
+                    &entry,
+                    true,
+                    Some(Proof {
+                        signature: &signature,
+                        expires_at: now + 60_000,
+                    }),
+                    Some(&code),
+                    // On SQLite the server keeps the allowance in memory.
+                    (store.backend() == Backend::Postgres).then_some(Allowance {
+                        client: &client,
+                        per_minute,
+                        now_us: lathe_site::now_us(),
+                    }),
+                )
+                .await
+                .expect("stored")
+                .expect("allowed, and a proof of its own");
+            assert_eq!(signed_up.referral, Some(Ok(())), "{code} refers it");
+        })
+        .await;
+    let rate = SIGN_UPS as f64 / started.elapsed().as_secs_f64();
+    store.set_webhooks(false).await.expect("webhooks off");
+    rate
 }
 
 /// Confirmations per second of the entries under `plain` and of those under `friend`
