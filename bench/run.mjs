@@ -31,7 +31,8 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
-import { benchPainter, coreFiles } from "./painter.mjs";
+import { benchBackground } from "./background.mjs";
+import { benchPainter } from "./painter.mjs";
 import { benchSignUps } from "./signups.mjs";
 import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
@@ -66,7 +67,7 @@ const results = { date: new Date().toISOString() };
 results.lighthouse = await benchLighthouse();
 const browser = await playwright.launch({ executablePath, args: chromium.args });
 results.sizes = await benchSizes(browser);
-results.background = await benchBackground(browser);
+results.background = await benchBackground(browser, origin, dist);
 results.painter = await benchPainter(browser, origin, dist);
 results.form = await benchForm(browser);
 results.proofs = await benchProofs(browser, { root, waitFor });
@@ -290,90 +291,6 @@ async function benchSizes(browser) {
   };
 }
 
-/** The background: the core's own step, then whole frames as the page draws them. */
-async function benchBackground(browser) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => {
-    // Time every animation-frame callback that draws: the renderer is the page's only
-    // user, and it draws about every second refresh (the core's frameMs); the ones that
-    // only tell the core the time are not frames. The painter sets the line width once a
-    // drawn frame: that says the callback drew.
-    const line = Object.getOwnPropertyDescriptor(CanvasRenderingContext2D.prototype, "lineWidth");
-    let drew = false;
-    Object.defineProperty(CanvasRenderingContext2D.prototype, "lineWidth", {
-      ...line,
-      set(value) {
-        drew = true;
-        line.set.call(this, value);
-      },
-    });
-    const durations = [];
-    let waiting = null;
-    // Resolves once `n` more callbacks are timed, with their durations. Nothing polls
-    // meanwhile: on two cores, the harness waking to ask slows the very frames it times.
-    window.timeFrames = (n) =>
-      new Promise((resolve) => {
-        durations.length = 0;
-        waiting = { n, resolve };
-      });
-    const raf = window.requestAnimationFrame.bind(window);
-    window.requestAnimationFrame = (callback) =>
-      raf((time) => {
-        drew = false;
-        const start = performance.now();
-        callback(time);
-        if (drew) durations.push(performance.now() - start);
-        if (waiting && durations.length >= waiting.n) {
-          waiting.resolve(durations.splice(0));
-          waiting = null;
-        }
-      });
-  });
-  const page = await context.newPage();
-  const core = coreFiles(dist);
-  await page.goto(origin + "/");
-  await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
-  // Start-up frames (compilation, first layout) are not the steady state: skip about a
-  // second's worth, then take about three seconds' worth (30 drawn frames a second).
-  await page.evaluate(() => window.timeFrames(30));
-  const frames = await page.evaluate(() => window.timeFrames(90));
-  const step = await page.evaluate(async ({ url, wasm }) => {
-    const m = await import(url);
-    await m.default({ module_or_path: wasm });
-    const bg = new m.Background("landing", 1280, 800, 1);
-    for (let i = 0; i < 1000; i++) bg.step(16);
-    const n = 20000;
-    const start = performance.now();
-    for (let i = 0; i < n; i++) bg.step(16);
-    const us = ((performance.now() - start) / n) * 1000;
-    bg.free();
-    return us;
-  }, core);
-  await context.close();
-
-  const fresh = await browser.newContext();
-  const cold = await fresh.newPage();
-  await cold.goto(origin + "/robots.txt");
-  const startup = await cold.evaluate(async ({ url, wasm }) => {
-    const start = performance.now();
-    const m = await import(url);
-    await m.default({ module_or_path: wasm });
-    new m.WaitlistForm().free();
-    return performance.now() - start;
-  }, core);
-  await fresh.close();
-
-  frames.sort((a, b) => a - b);
-  const pick = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
-  return {
-    stepMicroseconds: Number(step.toFixed(2)),
-    frames: frames.length,
-    frameMedianMs: Number(pick(0.5).toFixed(3)),
-    frameP95Ms: Number(pick(0.95).toFixed(3)),
-    coreStartupMs: Number(startup.toFixed(1)),
-  };
-}
-
 /** The form with a 1 MB message pasted in: the input event, then a validating submit. */
 async function benchForm(browser) {
   const page = await browser.newPage();
@@ -484,7 +401,8 @@ function report({
     "",
     "Background, in Chromium",
     `  step, 25 shapes              ${pad(bg.stepMicroseconds, 7)} µs`,
-    `  frame (step + draw), median  ${pad(bg.frameMedianMs, 7)} ms   p95 ${String(bg.frameP95Ms)} ms over ${String(bg.frames)} frames (target p95 <= 0.5 ms)`,
+    `  frame (step + draw), the main thread's own time, median ${pad(bg.frameMedianMs, 7)} ms   p95 ${String(bg.frameP95Ms)} ms over ${String(bg.frames)} frames (target p95 <= 0.5 ms)${bg.frameP95Ms > 0.5 ? " - OVER TARGET" : ""}`,
+    `    its wall time, other threads' turns on the two cores included: median ${String(bg.wallMedianMs)} ms   p95 ${String(bg.wallP95Ms)} ms (no target)`,
     `  core start (fetch + instantiate), cold ${String(bg.coreStartupMs)} ms`,
     "  the core's painter, 25 shapes on 1280 x 800 at DPR 1, step + draw (target p95 <= 0.3 ms):",
     ...Object.entries(painter).map(
