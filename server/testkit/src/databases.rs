@@ -81,6 +81,35 @@ impl Postgres {
         Self::start_with(in_memory().unwrap_or("/tmp"), &["fsync=off"])
     }
 
+    /// A fast cluster (as [`Postgres::start`]) that writes every statement it executes to
+    /// its log ([`Postgres::statements_since`]).
+    pub fn start_logging_statements() -> Self {
+        Self::start_with(
+            in_memory().unwrap_or("/tmp"),
+            &["fsync=off", "log_statement=all"],
+        )
+    }
+
+    /// The statements the cluster executed since its log was `offset` bytes long (the
+    /// first of them at once, from `statements_since(0)`), and the log's length now. Only
+    /// for a cluster from [`Postgres::start_logging_statements`].
+    ///
+    /// # Panics
+    /// The log cannot be read.
+    pub fn statements_since(&self, offset: usize) -> (Vec<String>, usize) {
+        let log = std::fs::read(self.dir.join("server.log")).unwrap();
+        let new = String::from_utf8_lossy(&log[offset.min(log.len())..]).into_owned();
+        let statements = new
+            .lines()
+            .filter_map(|line| {
+                let (_, said) = line.split_once("LOG:  ")?;
+                (said.starts_with("statement: ") || said.starts_with("execute "))
+                    .then(|| said.to_owned())
+            })
+            .collect();
+        (statements, log.len())
+    }
+
     /// A cluster as PostgreSQL runs by default: every commit on the disk.
     pub fn start_durable() -> Self {
         Self::start_with("/tmp", &[])

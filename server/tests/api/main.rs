@@ -11,6 +11,7 @@ mod mail;
 mod owner;
 mod proofs;
 mod referrals;
+mod round_trips;
 mod routes;
 mod sign_ups;
 mod unsubscribe;
