@@ -118,7 +118,10 @@ impl Store {
             let keys = placeholders(taken.len());
             let emails =
                 format!("SELECT email_key, email FROM waitlist WHERE email_key IN ({keys})");
-            let mut emails = sqlx::query_as(&emails);
+            // Its text changes with the batch's size (so do the three below): not kept
+            // among the connection's prepared statements (sqlx keeps 100), where each size
+            // would push out one that every sign-up and confirmation runs.
+            let mut emails = sqlx::query_as(&emails).persistent(false);
             for (key, _) in &taken {
                 emails = emails.bind(key.as_str());
             }
@@ -175,7 +178,7 @@ impl Store {
              ON CONFLICT (mailbox_hash) DO NOTHING
              RETURNING mailbox_hash"
         );
-        let mut take = sqlx::query_scalar(&take).bind(now);
+        let mut take = sqlx::query_scalar(&take).persistent(false).bind(now);
         for (hash, referrer) in &referrer_of {
             take = take.bind(hash.as_str()).bind(*referrer);
         }
@@ -197,7 +200,7 @@ impl Store {
             let ids = placeholders(friends.len());
             let lock =
                 format!("SELECT id FROM waitlist WHERE id IN ({ids}) ORDER BY id FOR UPDATE");
-            let mut lock = sqlx::query(&lock);
+            let mut lock = sqlx::query(&lock).persistent(false);
             for referrer in friends.keys() {
                 lock = lock.bind(*referrer);
             }
@@ -209,7 +212,7 @@ impl Store {
              FROM (VALUES {pairs}) AS v WHERE waitlist.id = v.column1
              RETURNING id, credits, line_key, neg_credits, line_number"
         );
-        let mut update = sqlx::query(&update).bind(places);
+        let mut update = sqlx::query(&update).persistent(false).bind(places);
         for (referrer, n) in &friends {
             update = update.bind(*referrer).bind(*n);
         }
