@@ -139,9 +139,10 @@ fn confirm_row(backend: Backend, returning: &str) -> String {
 }
 
 /// The event's payload: its body (`$9`) with the stand-ins (`$10` to `$12`) replaced by
-/// the row's values, `json` a value as JSON text in this database.
-fn payload(json: &str) -> String {
-    let json = |column: &str| json.replace("{}", column);
+/// the row's values; `as_json` says a value as JSON text in this database, `{}` standing
+/// for the column.
+fn payload(as_json: &str) -> String {
+    let json = |column: &str| as_json.replace("{}", column);
     format!(
         "REPLACE(REPLACE(REPLACE($9, $10, {}), $11, {}), $12, {})",
         json("name"),
