@@ -40,20 +40,6 @@ impl Ignored {
     }
 }
 
-/// Whether `friend` (an address the core's validation accepted) may be credited to the
-/// entry whose address is `referrer`, as far as the addresses tell: `None` if so.
-#[must_use]
-pub fn refusal(friend: &str, referrer: &str) -> Option<Ignored> {
-    use lathe_core::referral::mailbox;
-    if mailbox(friend) == mailbox(referrer) {
-        Some(Ignored::Own)
-    } else if is_disposable(friend) {
-        Some(Ignored::Disposable)
-    } else {
-        None
-    }
-}
-
 /// Whether `address`'s domain, or a domain it is under, is a disposable-mail service.
 #[must_use]
 pub fn is_disposable(address: &str) -> bool {
@@ -98,22 +84,5 @@ mod tests {
         ] {
             assert!(!is_disposable(address), "{address}");
         }
-    }
-
-    #[test]
-    fn a_friend_is_refused_for_the_referrers_own_mailbox_or_a_disposable_domain() {
-        assert_eq!(refusal("ada@example.com", "grace@example.com"), None);
-        assert_eq!(
-            refusal("A.da+x@gmail.com", "ada@googlemail.com"),
-            Some(Ignored::Own)
-        );
-        assert_eq!(
-            refusal("ada+2@example.com", "Ada@example.com"),
-            Some(Ignored::Own)
-        );
-        assert_eq!(
-            refusal("ada@mailinator.com", "grace@example.com"),
-            Some(Ignored::Disposable)
-        );
     }
 }
