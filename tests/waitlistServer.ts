@@ -247,13 +247,13 @@ export const test = base.extend<{
   server: async ({ serverOptions, confirming, mailbox, backend }, use) => {
     const folder = mkdtempSync(join(tmpdir(), "lathe-waitlist-"));
     // scripts/postgres.sh: a throwaway cluster (under /tmp itself, which the postgres user
-    // reaches when the tests run as root), its URL on standard output.
-    const cluster = mkdtempSync("/tmp/lathe-pg-e2e-");
+    // reaches when the tests run as root), its URL on standard output; its folder made
+    // only for PostgreSQL, as only its `stop` removes it.
+    const cluster = backend === "postgres" ? mkdtempSync("/tmp/lathe-pg-e2e-") : null;
     const postgres = join(root, "scripts/postgres.sh");
-    const database =
-      backend === "postgres"
-        ? (await promisify(execFile)(postgres, ["start", cluster])).stdout.trim()
-        : join(folder, "waitlist.db");
+    const database = cluster
+      ? (await promisify(execFile)(postgres, ["start", cluster])).stdout.trim()
+      : join(folder, "waitlist.db");
     const mail = confirming
       ? [
           ...["--smtp", `smtp://127.0.0.1:${String(mailbox.port)}`],
@@ -299,7 +299,7 @@ export const test = base.extend<{
       },
     });
     await stop();
-    if (backend === "postgres") await promisify(execFile)(postgres, ["stop", cluster]);
+    if (cluster) await promisify(execFile)(postgres, ["stop", cluster]);
     rmSync(folder, { recursive: true, force: true });
   },
 });
