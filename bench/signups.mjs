@@ -86,8 +86,13 @@ export async function benchSignUps({ root, dist, waitFor }) {
           clearInterval(sampler);
           if (wal) largestWal = walBytes;
         } finally {
-          server.kill();
-          await new Promise((resolve) => server.once("exit", resolve));
+          // Waited for, unless it has exited already (one that failed to start has: its
+          // "exit" came and went, and waiting for another hung make bench for good).
+          if (server.exitCode === null && server.signalCode === null) {
+            const exited = new Promise((resolve) => server.once("exit", resolve));
+            server.kill();
+            await exited;
+          }
         }
         rows += Number(
           execFileSync(binary, ["waitlist", "--database", database, "count"], { encoding: "utf8" }),
@@ -122,9 +127,14 @@ function wrkPost(origin, connections, label, root, proofs) {
   });
 }
 
-/** Another empty database beside `location`. */
+/**
+ * Another empty database beside `location`: the cluster's own `postgres` database (the
+ * URL's path; its `?host=` is the socket's folder, and keeps its slashes), or a second
+ * SQLite file.
+ */
 function fresh(location) {
-  return location.startsWith("postgres://")
-    ? location.replace(/\/[^/]*$/, "/postgres")
-    : location.replace(/\.db$/, "-proof.db");
+  if (!location.startsWith("postgres://")) return location.replace(/\.db$/, "-proof.db");
+  const url = new URL(location);
+  url.pathname = "/postgres";
+  return url.toString();
 }
