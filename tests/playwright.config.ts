@@ -65,6 +65,9 @@ export default defineConfig({
       cwd: "..",
       wait: { stdout: /nginx on http:\/\/127\.0\.0\.1:(?<lathe_nginx_port>\d+)/ },
       reuseExistingServer: false,
+      // Stopped, not killed: run-local.sh removes its folder once nginx has exited (a
+      // SIGKILL, Playwright's default, left one in /tmp after every run).
+      gracefulShutdown: { signal: "SIGTERM", timeout: 5000 },
     },
   ],
   projects: [

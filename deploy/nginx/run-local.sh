@@ -16,7 +16,8 @@ nginx=$(command -v nginx || echo /usr/sbin/nginx)
 modules=/usr/lib/nginx/modules
 [ -x "$nginx" ] || { echo "run-local: nginx is not installed (make setup installs it)" >&2; exit 1; }
 
-work=$(mktemp -d)
+# The folder goes when nginx stops: the Python below stays nginx's parent to remove it.
+work=$(mktemp -d -t lathe-nginx.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/snippets"
 # LATHE_SITE: the lathe-site binary that writes the headers (the release build unless set).
@@ -57,9 +58,10 @@ http {
 }
 CONF
 # The listening socket first (Debian's Python: it is there wherever nginx is), then nginx
-# with it: its configuration checked, then run.
+# with it: its configuration checked, then run. SIGTERM or SIGINT stops nginx (passed on,
+# should only this process get it), and the folder is removed once nginx has exited.
 exec /usr/bin/python3 - "$port" "$work" "$nginx" <<'PY'
-import os, socket, subprocess, sys
+import os, shutil, signal, socket, subprocess, sys
 
 port, work, nginx = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 listener = socket.create_server(("127.0.0.1", port), backlog=511)
@@ -73,6 +75,18 @@ os.set_inheritable(listener.fileno(), True)
 os.environ["NGINX"] = f"{listener.fileno()};"
 command = [nginx, "-c", os.path.join(work, "nginx.conf"), "-p", work]
 subprocess.run(command + ["-t", "-q"], check=True, pass_fds=[listener.fileno()])
+nginx_process = subprocess.Popen(command, pass_fds=[listener.fileno()])
+listener.close()
+
+
+def stop(signum, _frame):
+    nginx_process.send_signal(signum)
+
+
+signal.signal(signal.SIGTERM, stop)
+signal.signal(signal.SIGINT, stop)
 print(f"nginx on http://127.0.0.1:{port}", flush=True)
-os.execv(nginx, command)
+code = nginx_process.wait()
+shutil.rmtree(work, ignore_errors=True)
+sys.exit(code)
 PY

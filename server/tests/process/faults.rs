@@ -5,15 +5,17 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use lathe_site::domain::token::{Claims, Key, Purpose, random_id};
 use lathe_site::store::{Location, Store};
 use lathe_site_testkit::{
-    Loading, Postgres, Smtp, address_said, error, fixture, load, post, post_with, send_bytes,
-    send_to, sign_up, sqlite,
+    Loading, Postgres, Smtp, address_said, error, fixture, load, post, post_with, scratch,
+    send_bytes, send_to, sign_up, sqlite,
 };
 
 use crate::server::{KEY, Server, confirming};
@@ -92,7 +94,7 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
         Some(&location),
         &["--behind-proxy", "--sign-ups-per-minute", "2"],
     );
-    let (_nginx, front) = nginx_before(&lathe);
+    let (nginx, front, tmp) = nginx_before(&lathe);
     let post_as = |forged: &str, email: &str| {
         post_with(
             front,
@@ -130,11 +132,24 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
         200
     );
     assert_eq!(emails(&location).len(), 2);
+    // Stopped, run-local.sh leaves nothing behind in the temporary folder.
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1, "nginx's folder");
+    drop(nginx);
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 /// nginx with deploy/nginx/lathe.conf and lathe-waitlist.conf, passing the waitlist's
-/// paths to `lathe`: the process, and where it listens.
-fn nginx_before(lathe: &Server) -> (Running, SocketAddr) {
+/// paths to `lathe`: the process, where it listens, and the folder it was given as its
+/// `TMPDIR` (run-local.sh makes its own folder in it, and removes it when stopped).
+fn nginx_before(lathe: &Server) -> (Running, SocketAddr, PathBuf) {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let tmp = scratch(&format!(
+        "nginx-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&tmp).unwrap();
     let nginx = Command::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../deploy/nginx/run-local.sh"
@@ -142,6 +157,7 @@ fn nginx_before(lathe: &Server) -> (Running, SocketAddr) {
     .args(["0", fixture().to_str().unwrap()])
     .env("LATHE_UPSTREAM", lathe.address.to_string())
     .env("LATHE_SITE", env!("CARGO_BIN_EXE_lathe-site"))
+    .env("TMPDIR", &tmp)
     .stdout(Stdio::piped())
     .spawn()
     .unwrap();
@@ -153,14 +169,14 @@ fn nginx_before(lathe: &Server) -> (Running, SocketAddr) {
         "nginx on ",
         Duration::from_secs(30),
     );
-    (nginx, front)
+    (nginx, front, tmp)
 }
 
 #[test]
 fn behind_nginx_the_one_click_unsubscribe_is_lathe_sites_page_with_its_own_headers() {
     let smtp = Smtp::start();
     let lathe = confirming(&sqlite(), &smtp, &["--behind-proxy"]);
-    let (_nginx, front) = nginx_before(&lathe);
+    let (_nginx, front, _) = nginx_before(&lathe);
     // A token of ours for an entry that is not there: the page that says so.
     let token = Key::new(KEY).unwrap().sign(&Claims {
         purpose: Purpose::Unsubscribe,
