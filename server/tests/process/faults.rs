@@ -133,7 +133,11 @@ fn behind_nginx_a_client_cannot_pick_its_own_allowance() {
     );
     assert_eq!(emails(&location).len(), 2);
     // Stopped, run-local.sh leaves nothing behind in the temporary folder.
-    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1, "nginx's folder");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        1,
+        "nginx's folder"
+    );
     drop(nginx);
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
     assert!(left.is_empty(), "left behind: {left:?}");
