@@ -214,6 +214,7 @@ TSC := node_modules/typescript-7/bin/tsc
 # beside it (this waits for Cargo's lock on target/test-build, then finds it built).
 lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLint, Prettier
 	$(RUST) cargo fmt --all --check
+	$(RUST) rustfmt --check --edition 2024 bench/before-line/confirmations.rs
 	$(WASM_TEST_BUILD); for crate in lathe-core lathe-core-solver; do \
 	  $(RUST) cargo test --no-run -p $$crate --lib --test web --target wasm32-unknown-unknown \
 	    --message-format=json | node scripts/lints.mjs || exit 1; \
@@ -277,7 +278,7 @@ BENCH_TOOLS := bench/node_modules/.package-lock.json
 $(BENCH_TOOLS): bench/package.json bench/package-lock.json | setup
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
-bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BASELINE_LINE) $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
+bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BASELINE_LINE) $(BEFORE_LINE_BENCH) $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
 	node bench/run.mjs
 
 # Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
@@ -300,6 +301,19 @@ $(BASELINE_LINE): | setup
 	git worktree add --detach target/baseline-$(BASELINE) $(BASELINE)
 	$(RUST) cargo build --release -q -p lathe-site --example line \
 		--manifest-path target/baseline-$(BASELINE)/Cargo.toml --target-dir target/baseline-$(BASELINE)/target
+
+# The line's confirmations and sign-ups beside main as it stood before the line and
+# referrals (BEFORE_LINE, issue 38's "today"): bench/before-line/confirmations.rs, built
+# in a worktree of that commit against its API, as its examples/before_line.
+BEFORE_LINE := 62c994e
+BEFORE_LINE_BENCH := target/before-line-$(BEFORE_LINE)/target/release/examples/before_line
+$(BEFORE_LINE_BENCH): bench/before-line/confirmations.rs | setup
+	rm -rf target/before-line-$(BEFORE_LINE)
+	git worktree prune
+	git worktree add --detach target/before-line-$(BEFORE_LINE) $(BEFORE_LINE)
+	cp bench/before-line/confirmations.rs target/before-line-$(BEFORE_LINE)/server/examples/before_line.rs
+	$(RUST) cargo build --release -q -p lathe-site --example before_line \
+		--manifest-path target/before-line-$(BEFORE_LINE)/Cargo.toml --target-dir target/before-line-$(BEFORE_LINE)/target
 
 FUZZ_SECONDS ?= 60
 fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)

@@ -192,20 +192,16 @@ impl Store {
         if friends.is_empty() {
             return Ok(Vec::new());
         }
-        // Each referrer moved ahead once by all its friends here, in one statement. On
-        // PostgreSQL their rows are locked first, in the order of their ids: two
-        // instances' batches with referrers in common then never wait for each other.
+        // Each referrer moved ahead once by all its friends here, in one statement. The
+        // VALUES are in the order of the referrers' ids (`friends` is ordered), and
+        // PostgreSQL's plan for them, a nested loop over the VALUES, locks their rows in
+        // that order: two instances' batches with referrers in common wait for each other
+        // at worst, never deadlock. Were a plan ever to take them otherwise, PostgreSQL
+        // would end one of the two, rolled back whole and given by the worker's next run.
+        // (A SELECT ... ORDER BY id FOR UPDATE first made the order certain, at a fifth
+        // of a batch's time: make bench, a million entries, its batches of 400 settled in
+        // 39 ms with it and 32 ms without.)
         let pairs = values(friends.len());
-        if self.backend() == Backend::Postgres {
-            let ids = placeholders(friends.len());
-            let lock =
-                format!("SELECT id FROM waitlist WHERE id IN ({ids}) ORDER BY id FOR UPDATE");
-            let mut lock = sqlx::query(&lock).persistent(false);
-            for referrer in friends.keys() {
-                lock = lock.bind(*referrer);
-            }
-            lock.fetch_all(&mut **tx).await?;
-        }
         let update = format!(
             "UPDATE waitlist SET credits = credits + v.column2,
                  neg_credits = neg_credits - v.column2, line_key = line_key - v.column2 * $1
