@@ -13,9 +13,12 @@
 //! person's name, address and interest, which the SQL replaces with the row's values as
 //! JSON.
 
+use std::sync::Arc;
+
 use sqlx::Row;
 
 use super::events::{Event, body};
+use super::group::{Keep, Write};
 use super::{Backend, Store, StoreError, line};
 use crate::domain::Status;
 use crate::domain::token::random_id;
@@ -79,48 +82,87 @@ impl Store {
         } else {
             script(told)
         };
-        let mut query = sqlx::query(&statement)
-            .bind(Status::Confirmed.as_str())
-            .bind(now)
-            .bind(id)
-            .bind(nonce)
-            .bind(i64::from(self.places()))
-            .bind(line::random_stripe());
-        if told {
+        // The event, if told: its id and body.
+        let event = told.then(|| {
             let [name, email, interest] = PERSON;
-            query = query
-                .bind(format!("msg_{}", random_id()))
-                .bind(Event::Confirmed.as_str())
-                .bind(body(
-                    Event::Confirmed,
-                    id,
-                    Some((name, email, interest)),
-                    &[],
-                    now,
-                ));
-            for mark in PERSON {
-                query = query.bind(serde_json::Value::from(mark).to_string());
-            }
-        }
+            let body = body(
+                Event::Confirmed,
+                id,
+                Some((name, email, interest)),
+                &[],
+                now,
+            );
+            (format!("msg_{}", random_id()), body)
+        });
+        let bound = Bound {
+            id: id.to_owned(),
+            nonce: nonce.to_owned(),
+            now,
+            places: i64::from(self.places()),
+            stripe: line::random_stripe(),
+            event,
+        };
         let rows = if postgres {
-            query.fetch_all(&self.pool).await?
+            bound.query(&statement).fetch_all(&self.pool).await?
         } else {
-            let mut tx = self.pool.begin().await?;
-            // The UPDATE's row, if it confirmed one (fetch_all steps every statement to
-            // its end, so their errors are seen).
-            let rows = query.fetch_all(&mut *tx).await?;
-            if rows.is_empty() {
-                tx.rollback().await?;
-            } else {
-                tx.commit().await?;
-            }
-            rows
+            // One script, in the transaction of its group (group.rs), undone if it
+            // confirmed no row: the UPDATE's row, if it did (fetch_all steps every
+            // statement to its end, so their errors are seen).
+            let owned = Arc::new((statement, bound));
+            let write: Write = Box::new(move |connection| {
+                let owned = owned.clone();
+                Box::pin(async move {
+                    let (statement, bound) = &*owned;
+                    bound.query(statement).fetch_all(connection).await
+                })
+            });
+            let confirmed: Keep = |rows| !rows.is_empty();
+            self.group.write(&self.pool, write, confirmed).await?
         };
         let Some(row) = rows.first() else {
             return Ok(None);
         };
         let referrer: Option<String> = row.try_get("referred_by")?;
         Ok(Some(referrer.is_some() && self.places() > 0))
+    }
+}
+
+/// A confirmation's parameters, owned (SQLite's script may be run twice: group.rs).
+struct Bound {
+    id: String,
+    nonce: String,
+    now: i64,
+    /// What a credit is worth, in places.
+    places: i64,
+    /// The stripe of `line_counts` counted.
+    stripe: i64,
+    /// The event's id and body, when there is a receiver.
+    event: Option<(String, String)>,
+}
+
+impl Bound {
+    /// `statement` ([`statement`] or [`script`]) with these bound.
+    fn query<'q>(
+        &'q self,
+        statement: &'q str,
+    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+        let mut query = sqlx::query(statement)
+            .bind(Status::Confirmed.as_str())
+            .bind(self.now)
+            .bind(self.id.as_str())
+            .bind(self.nonce.as_str())
+            .bind(self.places)
+            .bind(self.stripe);
+        if let Some((event_id, body)) = &self.event {
+            query = query
+                .bind(event_id.as_str())
+                .bind(Event::Confirmed.as_str())
+                .bind(body.as_str());
+            for mark in PERSON {
+                query = query.bind(serde_json::Value::from(mark).to_string());
+            }
+        }
+        query
     }
 }
 

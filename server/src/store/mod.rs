@@ -10,6 +10,7 @@ mod credits;
 mod entries;
 mod erasures;
 mod events;
+mod group;
 mod line;
 mod location;
 mod migrations;
@@ -144,6 +145,8 @@ pub struct Store {
     places: Arc<AtomicU32>,
     /// Wakes the worker that gives referral credits ([`Store::credits_waker`]).
     credits_due: Arc<tokio::sync::Notify>,
+    /// SQLite's writes waiting to be committed together (group.rs).
+    group: Arc<group::Group>,
 }
 
 impl Store {
@@ -243,6 +246,7 @@ impl Store {
             mailbox_key: Arc::from(mailbox_key),
             places: Arc::new(AtomicU32::new(places)),
             credits_due: Arc::new(tokio::sync::Notify::new()),
+            group: Arc::default(),
         })
     }
 

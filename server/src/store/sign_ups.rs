@@ -25,6 +25,8 @@
 //!
 //! A 2xx still means a committed row: the answer is read after the commit.
 
+use std::sync::Arc;
+
 use lathe_core::retention::MAILS_PER_DAY;
 use lathe_core::validation::email_key;
 use sqlx::Row;
@@ -32,6 +34,7 @@ use sqlx::any::AnyRow;
 
 use super::entries::{Allowance, NotStored, Proof, SignedUp, due_email};
 use super::events::{Event, body};
+use super::group::Write;
 use super::{Backend, Store, StoreError, allowances, outbox};
 use crate::domain::referral::{Ignored, is_disposable};
 use crate::domain::token::{random_code, random_id};
@@ -108,31 +111,60 @@ impl Store {
         } else {
             parts.script()
         };
-        let query = self.bind(
-            &statement,
-            &parts,
-            entry,
-            &key,
-            &id,
-            code.ok(),
-            proof,
-            allowance,
-        );
         let answer = if postgres {
-            query.fetch_one(&self.pool).await?
+            self.bind(
+                &statement,
+                &parts,
+                entry,
+                &key,
+                &id,
+                code.ok(),
+                proof,
+                allowance,
+            )
+            .fetch_one(&self.pool)
+            .await?
         } else {
-            let mut tx = self.pool.begin().await?;
-            // Every row the script answers is its last statement's (fetch_all steps each
-            // statement to its end, so their errors are seen): one.
-            let rows = query.fetch_all(&mut *tx).await?;
+            // One script, in the transaction of its group (group.rs), undone if its proof
+            // was spent already. Every row it answers is its last statement's (fetch_all
+            // steps each statement to its end, so their errors are seen): one.
+            let owned = Arc::new((
+                self.clone(),
+                statement,
+                parts,
+                entry.clone(),
+                key.clone(),
+                id,
+                code.ok().map(str::to_owned),
+                proof.map(|p| (p.signature.to_owned(), p.expires_at)),
+            ));
+            let write: Write = Box::new(move |connection| {
+                let owned = owned.clone();
+                Box::pin(async move {
+                    let (store, statement, parts, entry, key, id, code, proof) = &*owned;
+                    let proof = proof.as_ref().map(|(signature, expires_at)| Proof {
+                        signature,
+                        expires_at: *expires_at,
+                    });
+                    store
+                        .bind(
+                            statement,
+                            parts,
+                            entry,
+                            key,
+                            id,
+                            code.as_deref(),
+                            proof,
+                            None,
+                        )
+                        .fetch_all(connection)
+                        .await
+                })
+            });
+            let rows = self.group.write(&self.pool, write, proof_new).await?;
             let Some(answer) = rows.into_iter().next() else {
                 return Err(sqlx::Error::RowNotFound);
             };
-            if answer.try_get::<i64, _>("spent")? == 0 {
-                tx.rollback().await?;
-                return Ok(Err(NotStored::ProofUsed));
-            }
-            tx.commit().await?;
             answer
         };
         if answer.try_get::<i64, _>("allowed")? == 0 {
@@ -239,6 +271,15 @@ impl Store {
         tx.commit().await?;
         Ok(queued)
     }
+}
+
+/// Whether a sign-up's answer (SQLite's) is kept: its proof, if it had one, was new.
+fn proof_new(rows: &[AnyRow]) -> bool {
+    rows.first().is_some_and(|answer| {
+        answer
+            .try_get::<i64, _>("spent")
+            .is_ok_and(|spent| spent != 0)
+    })
 }
 
 /// The kind of email the answer says was queued, if one was.
