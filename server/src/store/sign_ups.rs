@@ -128,7 +128,7 @@ impl Store {
             // One script, in the transaction of its group (group.rs), undone if its proof
             // was spent already. Every row it answers is its last statement's (fetch_all
             // steps each statement to its end, so their errors are seen): one.
-            let owned = Arc::new((
+            let write = script_write(Arc::new((
                 self.clone(),
                 statement,
                 parts,
@@ -137,30 +137,7 @@ impl Store {
                 id,
                 code.ok().map(str::to_owned),
                 proof.map(|p| (p.signature.to_owned(), p.expires_at)),
-            ));
-            let write: Write = Box::new(move |connection| {
-                let owned = owned.clone();
-                Box::pin(async move {
-                    let (store, statement, parts, entry, key, id, code, proof) = &*owned;
-                    let proof = proof.as_ref().map(|(signature, expires_at)| Proof {
-                        signature,
-                        expires_at: *expires_at,
-                    });
-                    store
-                        .bind(
-                            statement,
-                            parts,
-                            entry,
-                            key,
-                            id,
-                            code.as_deref(),
-                            proof,
-                            None,
-                        )
-                        .fetch_all(connection)
-                        .await
-                })
-            });
+            )));
             let rows = self.group.write(&self.pool, write, proof_new).await?;
             let Some(answer) = rows.into_iter().next() else {
                 return Err(sqlx::Error::RowNotFound);
@@ -271,6 +248,46 @@ impl Store {
         tx.commit().await?;
         Ok(queued)
     }
+}
+
+/// What SQLite's script of a sign-up binds, owned: the store, the script and its parts,
+/// the entry, its key and id, the referral code, the proof (signature, expiry).
+type Owned = (
+    Store,
+    String,
+    Parts,
+    Entry,
+    String,
+    String,
+    Option<String>,
+    Option<(String, i64)>,
+);
+
+/// SQLite's script of a sign-up as a write of its group (group.rs).
+fn script_write(owned: Arc<Owned>) -> Write {
+    Box::new(move |connection| {
+        let owned = owned.clone();
+        Box::pin(async move {
+            let (store, statement, parts, entry, key, id, code, proof) = &*owned;
+            let proof = proof.as_ref().map(|(signature, expires_at)| Proof {
+                signature,
+                expires_at: *expires_at,
+            });
+            store
+                .bind(
+                    statement,
+                    parts,
+                    entry,
+                    key,
+                    id,
+                    code.as_deref(),
+                    proof,
+                    None,
+                )
+                .fetch_all(connection)
+                .await
+        })
+    })
 }
 
 /// Whether a sign-up's answer (SQLite's) is kept: its proof, if it had one, was new.

@@ -4,6 +4,7 @@
 
 mod faults;
 mod files;
+mod group_commit;
 mod helpers;
 mod invitations;
 mod links;
