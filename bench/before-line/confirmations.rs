@@ -2,7 +2,8 @@
 //! line and referrals (the Makefile's BEFORE_LINE, issue 38's "today"), through its own
 //! store. The Makefile copies this file into a worktree of that commit as
 //! `server/examples/before_line.rs` and builds it there, so it is compiled against that
-//! commit's API, not this one's; it is not built with the workspace.
+//! commit's API, not this one's; it is not built with the workspace. So it repeats
+//! line.rs's constants and its fill (less the line's columns) rather than share them.
 //!
 //! On the database at LOCATION (a new SQLite file or an empty PostgreSQL database), fills
 //! ENTRIES confirmed entries, as `server/examples/line.rs` does for the line, signs up

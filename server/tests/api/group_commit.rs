@@ -3,24 +3,11 @@
 //! many at once through the store: each is answered as if it had been made alone.
 
 use futures_util::future::join_all;
-use lathe_core::validation::{FormValues, Interest};
 use lathe_site::domain::Entry;
 use lathe_site::store::{Confirmed, Location, NotStored, Proof, Store};
 use lathe_site_testkit::sqlite;
 
-use crate::helpers::run;
-
-fn entry(email: &str) -> Entry {
-    let values = FormValues {
-        name: "Ada Lovelace".into(),
-        email: email.into(),
-        company: String::new(),
-        role: String::new(),
-        message: "Grouped.".into(),
-        interest: Interest::Developer,
-    };
-    Entry::new(values, "v1".into(), lathe_site::now_ms())
-}
+use crate::helpers::{entry, run};
 
 /// The addresses stored, sorted.
 async fn stored(location: &Location) -> Vec<String> {

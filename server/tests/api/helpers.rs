@@ -281,3 +281,17 @@ pub fn invite(database: &Location, letter: &str, args: &[&str]) -> (bool, String
 /// A pace at which a test's wave is due at once: `u32::MAX` a minute puts the first
 /// 71,000 emails in the same millisecond.
 pub const AT_ONCE: &str = "4294967295";
+
+/// A sign-up from `email` as the store takes it, made now (the tests that call the store
+/// directly).
+pub fn entry(email: &str) -> Entry {
+    let values = lathe_core::validation::FormValues {
+        name: "Ada Lovelace".into(),
+        email: email.into(),
+        company: String::new(),
+        role: String::new(),
+        message: "Through the store.".into(),
+        interest: lathe_core::validation::Interest::Developer,
+    };
+    Entry::new(values, "v1".into(), lathe_site::now_ms())
+}

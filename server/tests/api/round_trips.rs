@@ -6,24 +6,11 @@
 
 use std::num::NonZeroU32;
 
-use lathe_core::validation::{FormValues, Interest};
-use lathe_site::domain::{Entry, ErasedBy};
+use lathe_site::domain::ErasedBy;
 use lathe_site::store::{Allowance, Confirmed, Proof, Store};
 use lathe_site_testkit::Postgres;
 
-use crate::helpers::run;
-
-fn entry(email: &str) -> Entry {
-    let values = FormValues {
-        name: "Ada Lovelace".into(),
-        email: email.into(),
-        company: String::new(),
-        role: String::new(),
-        message: "Counted.".into(),
-        interest: Interest::Developer,
-    };
-    Entry::new(values, "v1".into(), lathe_site::now_ms())
-}
+use crate::helpers::{entry, run};
 
 #[test]
 fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each() {
