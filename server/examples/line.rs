@@ -160,14 +160,18 @@ async fn fill(location: &Location, entries: u64) {
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {entries})
              INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
                  privacy_notice, created_at, id, status, confirmed_at, manage_nonce,
-                 last_interaction_at, referral_code, line_number, line_key, credits,
-                 neg_credits, mailbox_hash)
+                 last_interaction_at, referral_code, mailbox_hash)
              SELECT 'p' || i || '@example.com', 'p' || i || '@example.com', 'Person ' || i,
                  '', '', 'general', '', 'bench', 1795000000000 + i, 'id' || i, 'confirmed',
                  1795000000000 + i, 'nonce' || i, 1795000000000 + i,
-                 'code' || SUBSTR(CAST(100000000 + i AS TEXT), 2), i, i,
-                 CASE WHEN i % 20 = 0 THEN 1 + i % 7 ELSE 0 END,
-                 CASE WHEN i % 20 = 0 THEN -(1 + i % 7) ELSE 0 END, 'mailbox' || i
+                 'code' || SUBSTR(CAST(100000000 + i AS TEXT), 2), 'mailbox' || i
+             FROM n"
+        ),
+        format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {entries})
+             INSERT INTO standings (id, line_number, line_key, credits, neg_credits)
+             SELECT 'id' || i, i, i, CASE WHEN i % 20 = 0 THEN 1 + i % 7 ELSE 0 END,
+                 CASE WHEN i % 20 = 0 THEN -(1 + i % 7) ELSE 0 END
              FROM n"
         ),
         "DELETE FROM settings WHERE name = 'places_per_referral'".to_owned(),

@@ -166,17 +166,26 @@ impl Bound {
     }
 }
 
-/// The row confirmed and numbered (`$1` the status, `$2` now, `$3` the id, `$4` the
-/// nonce, `$5` the places a credit is worth), in `backend`'s words, answering the
-/// columns `returning`.
-fn confirm_row(backend: Backend, returning: &str) -> String {
-    let next = line::next_number(backend);
+/// The row confirmed (`$1` the status, `$2` now, `$3` the id, `$4` the nonce), answering
+/// the columns `returning`.
+fn confirm_row(returning: &str) -> String {
     format!(
         "UPDATE waitlist SET status = $1, confirmed_at = $2, last_interaction_at = $2,
-             confirm_nonce = NULL, line_number = next.n, line_key = next.n - $5 * credits
-         FROM (SELECT {next} AS n) AS next
+             confirm_nonce = NULL
          WHERE id = $3 AND confirm_nonce = $4 AND status <> $1
          RETURNING {returning}"
+    )
+}
+
+/// Its standing numbered, from the rows of `from` (their `id` and the next number, `n`),
+/// keyed with the credits it earned before (`$5` the places a credit is worth): it stands
+/// in the line.
+fn number_row(from: &str) -> String {
+    format!(
+        "INSERT INTO standings (id, line_number, line_key)
+         SELECT id, n, n FROM {from} WHERE true
+         ON CONFLICT (id) DO UPDATE SET line_number = excluded.line_number,
+             line_key = excluded.line_number - $5 * standings.credits"
     )
 }
 
@@ -207,18 +216,20 @@ fn statement(told: bool) -> String {
     };
     format!(
         "WITH confirmed AS ({row}),
+         numbered AS ({numbered}),
          due AS (INSERT INTO credits_due (email_key, referrer, due_at)
              SELECT email_key, referred_by, $2 FROM confirmed
              WHERE referred_by IS NOT NULL AND $5 > 0
              ON CONFLICT (email_key) DO NOTHING),
          counted AS (INSERT INTO line_counts (bucket, stripe, n)
-             SELECT {bucket}, $6, 1 FROM confirmed
+             SELECT {bucket}, $6, 1 FROM numbered
              ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + 1){event}
          SELECT referred_by FROM confirmed",
-        row = confirm_row(
-            Backend::Postgres,
-            "name, email, interest, email_key, referred_by, line_key",
-        ),
+        row = confirm_row("id, name, email, interest, email_key, referred_by"),
+        numbered = number_row(&format!(
+            "(SELECT id, {} AS n FROM confirmed) AS next",
+            line::next_number(Backend::Postgres)
+        )) + " RETURNING line_key",
         bucket = line::bucket_sql("line_key"),
     )
 }
@@ -227,7 +238,11 @@ fn statement(told: bool) -> String {
 /// row (the statements after it then read a row it did not confirm).
 fn script(told: bool) -> String {
     let mut script = vec![
-        confirm_row(Backend::Sqlite, "referred_by"),
+        confirm_row("referred_by"),
+        number_row(&format!(
+            "(SELECT id, {} AS n FROM waitlist WHERE id = $3) AS next",
+            line::next_number(Backend::Sqlite)
+        )),
         "INSERT INTO credits_due (email_key, referrer, due_at)
          SELECT email_key, referred_by, $2 FROM waitlist
          WHERE id = $3 AND referred_by IS NOT NULL AND $5 > 0
@@ -244,7 +259,7 @@ fn script(told: bool) -> String {
     // The count last (see line::Counts).
     script.push(format!(
         "INSERT INTO line_counts (bucket, stripe, n)
-         SELECT {}, $6, 1 FROM waitlist WHERE id = $3
+         SELECT {}, $6, 1 FROM standings WHERE id = $3
          ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + 1",
         line::bucket_sql("line_key")
     ));

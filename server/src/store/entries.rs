@@ -135,7 +135,7 @@ impl Store {
     pub async fn find(&self, email: &str) -> Result<Option<Entry>, StoreError> {
         let mut connection = self.pool.acquire().await?;
         let row = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM waitlist WHERE email_key = $1"
+            "SELECT {COLUMNS} FROM {WITH_STANDING} WHERE email_key = $1"
         ))
         .bind(email_key(email))
         .fetch_optional(&mut *connection)
@@ -176,13 +176,9 @@ impl Store {
         // Its credit still due, if it is a friend who confirmed, before its row (the
         // order the worker takes them in).
         let owed = credits::take_due(&mut tx, "email_key = $1", key.to_owned()).await?;
-        // fetch_all steps the statement to its end, so its errors are seen.
-        let gone: Vec<(String, Option<i64>, String, String)> = sqlx::query_as(
-            "DELETE FROM waitlist WHERE email_key = $1 RETURNING id, line_key, email_key, email",
-        )
-        .bind(key)
-        .fetch_all(&mut *tx)
-        .await?;
+        let gone = self
+            .delete_entries(&mut tx, "email_key = $1", key.to_owned())
+            .await?;
         let Some((id, line_key, ..)) = gone.first() else {
             return Ok(false);
         };
@@ -219,7 +215,7 @@ impl Store {
         self.guarded(async {
             let mut connection = self.pool.acquire().await?;
             let row = sqlx::query(&format!(
-                "SELECT {COLUMNS} FROM waitlist WHERE id = $1 AND manage_nonce = $2"
+                "SELECT {COLUMNS} FROM {WITH_STANDING} WHERE waitlist.id = $1 AND manage_nonce = $2"
             ))
             .bind(id)
             .bind(manage_nonce)
@@ -299,10 +295,14 @@ impl Store {
     }
 }
 
-/// An entry's columns, with its key in the line (for its place) and its credits.
+/// An entry's row with its standing (which it has once confirmed or credited).
+const WITH_STANDING: &str = "waitlist LEFT JOIN standings ON standings.id = waitlist.id";
+
+/// An entry's columns (of [`WITH_STANDING`]), with its key in the line (for its place) and
+/// its credits.
 const COLUMNS: &str = "email, name, company, role, interest, message, privacy_notice, created_at, \
-     repeats, last_repeat_at, status, confirmed_at, invited_at, wave, credits, \
-     line_key, neg_credits, line_number";
+     repeats, last_repeat_at, status, confirmed_at, invited_at, wave, \
+     COALESCE(credits, 0) AS credits, line_key, neg_credits, line_number";
 
 /// Every entry's place, in one pass over the rows selected (which hold the whole line
 /// whenever they hold any of it: all, or every confirmed entry): its number in the line's
@@ -311,11 +311,12 @@ const PLACES: &str = "CASE WHEN line_key IS NULL THEN NULL ELSE ROW_NUMBER() OVE
      (PARTITION BY line_key IS NULL ORDER BY line_key, neg_credits, line_number) END AS place";
 
 static ENTRIES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!("SELECT {COLUMNS}, {PLACES} FROM waitlist ORDER BY created_at, email_key")
+    format!("SELECT {COLUMNS}, {PLACES} FROM {WITH_STANDING} ORDER BY created_at, email_key")
 });
 static ENTRIES_WITH_STATUS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "SELECT {COLUMNS}, {PLACES} FROM waitlist WHERE status = $1 ORDER BY created_at, email_key"
+        "SELECT {COLUMNS}, {PLACES} FROM {WITH_STANDING} WHERE status = $1 \
+         ORDER BY created_at, email_key"
     )
 });
 

@@ -1,11 +1,13 @@
 //! The `erasures` table (when an entry was erased, and by whom: never whose) and the
 //! retention rule that deletes what the privacy notice says is kept no longer.
 
+use std::collections::HashMap;
+
 use sqlx::Row;
 
 use super::credits::{owed, take_due};
 use super::events::{Event, body};
-use super::{Store, StoreError, line};
+use super::{Backend, Store, StoreError, line};
 use crate::domain::token::random_id;
 use crate::domain::{ErasedBy, Status};
 
@@ -72,13 +74,7 @@ impl Store {
                 cutoff,
             )
             .await?;
-            // fetch_all steps the statement to its end, so its errors are seen.
-            let gone: Vec<(String, Option<i64>, String, String)> = sqlx::query_as(&format!(
-                "DELETE FROM waitlist WHERE {condition} RETURNING id, line_key, email_key, email"
-            ))
-            .bind(cutoff)
-            .fetch_all(&mut *tx)
-            .await?;
+            let gone = self.delete_entries(&mut tx, &condition, cutoff).await?;
             record(&mut tx, by, gone.len() as u64, now).await?;
             let mut counts = super::line::Counts::default();
             for (_, key, ..) in &gone {
@@ -116,13 +112,64 @@ impl Store {
         Ok(purged)
     }
 
+    /// Deletes, in `tx`, the entries `condition` (on `waitlist`, with `$1` as `value`)
+    /// picks, and their standings: each one's id, key in the line (if it stood in it),
+    /// address's key and address. On PostgreSQL their rows are locked first, so that an
+    /// entry confirmed at this moment is deleted with the standing its confirmation gave it
+    /// (and counted out of the line).
+    pub(super) async fn delete_entries<T>(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        condition: &str,
+        value: T,
+    ) -> Result<Vec<(String, Option<i64>, String, String)>, sqlx::Error>
+    where
+        T: for<'q> sqlx::Encode<'q, sqlx::Any> + sqlx::Type<sqlx::Any> + Clone + Send + 'static,
+    {
+        if self.backend() == Backend::Postgres {
+            sqlx::query(&format!(
+                "SELECT 1 FROM waitlist WHERE {condition} FOR UPDATE"
+            ))
+            .bind(value.clone())
+            .fetch_all(&mut **tx)
+            .await?;
+        }
+        // fetch_all steps each statement to its end, so its errors are seen.
+        let keys: HashMap<String, Option<i64>> = sqlx::query_as(&format!(
+            "DELETE FROM standings WHERE id IN (SELECT id FROM waitlist WHERE {condition})
+             RETURNING id, line_key"
+        ))
+        .bind(value.clone())
+        .fetch_all(&mut **tx)
+        .await?
+        .into_iter()
+        .collect();
+        let gone: Vec<(String, String, String)> = sqlx::query_as(&format!(
+            "DELETE FROM waitlist WHERE {condition} RETURNING id, email_key, email"
+        ))
+        .bind(value)
+        .fetch_all(&mut **tx)
+        .await?;
+        Ok(gone
+            .into_iter()
+            .map(|(id, key, email)| {
+                let line_key = keys.get(&id).copied().flatten();
+                (id, line_key, key, email)
+            })
+            .collect())
+    }
+
     /// Erases on PostgreSQL, in one statement, the entry `whose`, unless its referrer's
     /// credit is still due: the emails queued to it (their rows first, then the entry's:
     /// the order the mail worker takes them in, `Store::sent`), its row, its place in the
     /// line's count, its events still waiting (for an erasure), its own event, and the
     /// erasure's record. Whether it erased one; `None` when the entry has a credit due,
     /// which the caller's transaction gives first (rare: only between a friend's
-    /// confirmation and the credit worker's next batch).
+    /// confirmation and the credit worker's next batch), or its status changed while the
+    /// statement waited for its row (confirmed at that moment: the standing its
+    /// confirmation gave it is not among the rows this statement sees, which are those of
+    /// when it began, so it could not count it out of the line; the caller's transaction
+    /// locks the row first, `delete_entries`).
     pub(super) async fn erase_in_one(
         &self,
         whose: Whose<'_>,
@@ -155,14 +202,16 @@ impl Store {
         }
         // `gone` reads `mail`'s count: the emails' rows are deleted (and locked) first.
         let statement = format!(
-            "WITH entry AS (SELECT email_key FROM waitlist WHERE {which}
+            "WITH entry AS (SELECT email_key, status FROM waitlist WHERE {which}
                  AND NOT EXISTS (SELECT 1 FROM credits_due d WHERE d.email_key = waitlist.email_key)),
              mail AS (DELETE FROM outbox WHERE email_key IN (SELECT email_key FROM entry) RETURNING 1),
              gone AS (DELETE FROM waitlist
-                 WHERE email_key IN (SELECT email_key FROM entry) AND (SELECT COUNT(*) FROM mail) >= 0
-                 RETURNING id, line_key),
+                 WHERE email_key IN (SELECT email_key FROM entry)
+                     AND status IN (SELECT status FROM entry) AND (SELECT COUNT(*) FROM mail) >= 0
+                 RETURNING id),
+             stood AS (DELETE FROM standings WHERE id IN (SELECT id FROM gone) RETURNING line_key),
              counted AS (INSERT INTO line_counts (bucket, stripe, n)
-                 SELECT {bucket}, $5, -1 FROM gone WHERE line_key IS NOT NULL
+                 SELECT {bucket}, $5, -1 FROM stood WHERE line_key IS NOT NULL
                  ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n - 1),
              recorded AS (INSERT INTO erasures (erased_at, erased_by) SELECT $3, $4 FROM gone){told}
              SELECT (SELECT COUNT(*) FROM gone) AS gone,

@@ -32,6 +32,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0010_credits_due",
     "0011_allowances_in_microseconds",
     "0012_mailbox_hash",
+    "0013_standings",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

@@ -126,7 +126,8 @@ impl Store {
         let referred = per_day("created_at", "AND referred_by IS NOT NULL").await?;
         let confirmations = per_day("confirmed_at", "").await?;
         let (referred_confirmed, credits): (i64, i64) = sqlx::query_as(
-            "SELECT COUNT(referred_by), CAST(COALESCE(SUM(credits), 0) AS BIGINT) FROM waitlist
+            "SELECT COUNT(referred_by), CAST(COALESCE(SUM(credits), 0) AS BIGINT)
+             FROM waitlist LEFT JOIN standings ON standings.id = waitlist.id
              WHERE status IN ($1, $2)",
         )
         .bind(Status::Confirmed.as_str())

@@ -2,6 +2,7 @@
 //! entries, taken in the line's order (the first places first), each entry invited once, its emails queued in the same
 //! transaction, each due in turn at the wave's pace.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 
 use lathe_core::line::{Standing, key};
@@ -62,10 +63,121 @@ impl FromRow<'_, AnyRow> for Wave {
     }
 }
 
+/// An entry a wave took out of the line.
+struct Taken {
+    email_key: String,
+    email: String,
+    name: String,
+    /// Its confirmation number.
+    line_number: i64,
+    credits: i64,
+}
+
 /// An entry's key in the line (`lathe_core::line::key`).
 type LineKey = (i64, i64, u64);
 
 impl Store {
+    /// Takes, in `tx`, the `count` confirmed entries (with `interest`, if given) at the
+    /// head of the line out of it, marked invited in `wave` at `now`: each one's address's
+    /// key, address, name, confirmation number and credits.
+    ///
+    /// Their rows of `waitlist` are locked before their standings, the order in which a
+    /// confirmation and an erasure take them. PostgreSQL skips an entry another owner's
+    /// wave has locked, in one statement; SQLite, with one writer, takes them out of the
+    /// line and then marks them invited.
+    async fn take_head(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        wave: i64,
+        interest: Option<Interest>,
+        count: u32,
+        now: i64,
+    ) -> Result<Vec<Taken>, sqlx::Error> {
+        let head = |lock: &str| {
+            format!(
+                "SELECT s.id FROM standings s JOIN waitlist w ON w.id = s.id
+                 WHERE s.line_key IS NOT NULL AND w.status = $4 AND ($5 IS NULL OR w.interest = $5)
+                 ORDER BY s.line_key, s.neg_credits, s.line_number LIMIT $6 {lock}"
+            )
+        };
+        let bound = |statement| {
+            sqlx::query(statement)
+                .bind(Status::Invited.as_str())
+                .bind(now)
+                .bind(wave)
+                .bind(Status::Confirmed.as_str())
+                .bind(interest.map(Interest::as_str))
+                .bind(i64::from(count))
+        };
+        // fetch_all steps each statement to its end, so its errors are seen.
+        if self.backend() == Backend::Postgres {
+            let statement = format!(
+                "WITH head AS ({head}),
+                 out_of_line AS (UPDATE standings SET line_key = NULL
+                     WHERE id IN (SELECT id FROM head) RETURNING id, line_number, credits)
+                 UPDATE waitlist SET status = $1, invited_at = $2, wave = $3
+                 FROM out_of_line WHERE waitlist.id = out_of_line.id
+                 RETURNING email_key, email, name, out_of_line.line_number, out_of_line.credits",
+                head = head("FOR UPDATE OF w SKIP LOCKED")
+            );
+            let rows = bound(&statement).fetch_all(&mut **tx).await?;
+            return rows
+                .iter()
+                .map(|row| {
+                    Ok(Taken {
+                        email_key: row.try_get("email_key")?,
+                        email: row.try_get("email")?,
+                        name: row.try_get("name")?,
+                        line_number: row.try_get("line_number")?,
+                        credits: row.try_get("credits")?,
+                    })
+                })
+                .collect();
+        }
+        let out_of_line = format!(
+            "UPDATE standings SET line_key = NULL WHERE id IN ({head})
+             RETURNING id, line_number, credits",
+            head = head("")
+        );
+        let standings: HashMap<String, (i64, i64)> = bound(&out_of_line)
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .map(|row| {
+                Ok((
+                    row.try_get("id")?,
+                    (row.try_get("line_number")?, row.try_get("credits")?),
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()?;
+        let ids = serde_json::to_string(&standings.keys().collect::<Vec<_>>())
+            .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        let rows = sqlx::query(
+            "UPDATE waitlist SET status = $1, invited_at = $2, wave = $3
+             WHERE id IN (SELECT value FROM json_each($4))
+             RETURNING id, email_key, email, name",
+        )
+        .bind(Status::Invited.as_str())
+        .bind(now)
+        .bind(wave)
+        .bind(ids)
+        .fetch_all(&mut **tx)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.try_get("id")?;
+                let (line_number, credits) = standings.get(&id).copied().unwrap_or_default();
+                Ok(Taken {
+                    email_key: row.try_get("email_key")?,
+                    email: row.try_get("email")?,
+                    name: row.try_get("name")?,
+                    line_number,
+                    credits,
+                })
+            })
+            .collect()
+    }
+
     /// Invites the `count` confirmed entries (with `interest`, if given) at the head of
     /// the line (who were never invited: an invited entry leaves it), with `letter`, at `now`: one transaction records
     /// the wave, marks each entry invited in it and queues its email, each due in turn at
@@ -91,45 +203,23 @@ impl Store {
                     .fetch_one(&mut *tx)
                     .await?;
             let start = pace::start(now, previous_last, per_minute);
-            let lock = match self.backend() {
-                Backend::Postgres => "FOR UPDATE SKIP LOCKED",
-                Backend::Sqlite => "",
-            };
-            // fetch_all steps the statement to its end, so its errors are seen.
-            let rows = sqlx::query(&format!(
-                "UPDATE waitlist SET status = $1, invited_at = $2, wave = $3, line_key = NULL
-                 WHERE email_key IN (
-                     SELECT email_key FROM waitlist
-                     WHERE line_key IS NOT NULL AND status = $4 AND ($5 IS NULL OR interest = $5)
-                     ORDER BY line_key, neg_credits, line_number LIMIT $6 {lock})
-                 RETURNING email_key, email, name, line_number, credits"
-            ))
-            .bind(Status::Invited.as_str())
-            .bind(now)
-            .bind(wave)
-            .bind(Status::Confirmed.as_str())
-            .bind(interest.map(Interest::as_str))
-            .bind(i64::from(count))
-            .fetch_all(&mut *tx)
-            .await?;
+            let taken = self.take_head(&mut tx, wave, interest, count, now).await?;
             let places = self.places();
-            let mut invited: Vec<(LineKey, String, String, String)> = rows
-                .iter()
-                .map(|row| {
+            let mut invited: Vec<(LineKey, String, String, String)> = taken
+                .into_iter()
+                .map(|taken| {
                     let standing = Standing {
-                        confirmed: u64::try_from(row.try_get::<i64, _>("line_number")?)
-                            .unwrap_or_default(),
-                        credits: u32::try_from(row.try_get::<i64, _>("credits")?)
-                            .unwrap_or(u32::MAX),
+                        confirmed: u64::try_from(taken.line_number).unwrap_or_default(),
+                        credits: u32::try_from(taken.credits).unwrap_or(u32::MAX),
                     };
-                    Ok((
+                    (
                         key(standing, places),
-                        row.try_get("email_key")?,
-                        row.try_get("email")?,
-                        row.try_get("name")?,
-                    ))
+                        taken.email_key,
+                        taken.email,
+                        taken.name,
+                    )
                 })
-                .collect::<Result<_, sqlx::Error>>()?;
+                .collect();
             // RETURNING promises no order: the line's.
             invited.sort();
             let mut counts = line::Counts::default();

@@ -99,7 +99,7 @@ fn writes_made_together_are_each_kept_or_undone_on_their_own() {
         assert_eq!(confirmed, 21);
         // Numbered in the line once each: 1 to 21.
         let numbers: Vec<i64> =
-            sqlx::query_scalar("SELECT line_number FROM waitlist ORDER BY line_number")
+            sqlx::query_scalar("SELECT line_number FROM standings ORDER BY line_number")
                 .fetch_all(&pool)
                 .await
                 .unwrap();

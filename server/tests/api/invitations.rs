@@ -297,19 +297,23 @@ fn many_confirmed(database: &Location, n: u32) {
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n})
              INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
                  privacy_notice, created_at, id, status, confirmed_at,
-                 manage_nonce, last_interaction_at, referral_code, line_number, line_key,
-                 mailbox_hash)
+                 manage_nonce, last_interaction_at, referral_code, mailbox_hash)
              SELECT 'p' || i || '@example.com', 'p' || i || '@example.com', 'Person ' || i,
                  '', '', 'general', '', '2026-11-24', 1795000000000 + i,
                  'id' || i, 'confirmed', 1795000000000 + i, 'nonce' || i, 1795000000000 + i,
-                 'code' || i, i, i, 'mailbox' || i
+                 'code' || i, 'mailbox' || i
              FROM n"
         ),
     );
     sql(
         database,
+        "INSERT INTO standings (id, line_number, line_key)
+         SELECT id, CAST(SUBSTR(id, 3) AS BIGINT), CAST(SUBSTR(id, 3) AS BIGINT) FROM waitlist",
+    );
+    sql(
+        database,
         "INSERT INTO line_counts (bucket, stripe, n)
-         SELECT line_key / 4096, 0, COUNT(*) FROM waitlist GROUP BY line_key / 4096",
+         SELECT line_key / 4096, 0, COUNT(*) FROM standings GROUP BY line_key / 4096",
     );
 }
 

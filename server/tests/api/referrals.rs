@@ -434,32 +434,8 @@ fn another_value_remakes_the_line(database: &Location) {
 /// every entry gets a referral code of its own, the confirmed ones numbered in the order
 /// they confirmed stand in the line in that order, the invited ones do not.
 fn an_older_list_gets_codes_and_a_line(database: &Location) {
-    // A folder of its own for each database's run: the two run at once in this process
-    // (with one folder, the first to finish removed it under the other). The process's
-    // id first, where the scratch folder's clean-up reads it.
-    let backend = if database.url.starts_with("postgres") {
-        "postgres"
-    } else {
-        "sqlite"
-    };
-    let schema_0008 =
-        lathe_site_testkit::scratch(&format!("migrations-{}-0008-{backend}", std::process::id()));
-    std::fs::create_dir_all(&schema_0008).unwrap();
-    let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
-    for file in std::fs::read_dir(folder).unwrap() {
-        let path = file.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        if name.as_str() < "0009" {
-            std::fs::copy(&path, schema_0008.join(&name)).unwrap();
-        }
-    }
+    let pool = schema_before(database, "0009");
     crate::helpers::run(async {
-        sqlx::any::install_default_drivers();
-        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
-        let migrator = sqlx::migrate::Migrator::new(schema_0008.as_path())
-            .await
-            .unwrap();
-        migrator.run(&pool).await.unwrap();
         // (email, status, confirmed_at): confirmed out of sign-up order.
         for (n, (email, status, confirmed)) in [
             ("a@example.com", "confirmed", Some(30)),
@@ -490,7 +466,6 @@ fn an_older_list_gets_codes_and_a_line(database: &Location) {
         }
         pool.close().await;
     });
-    std::fs::remove_dir_all(&schema_0008).unwrap();
 
     let smtp = Smtp::start();
     let app = TestApp::confirming(database, &smtp);
@@ -536,14 +511,123 @@ fn an_older_list_gets_codes_and_a_line(database: &Location) {
     assert_eq!(
         sql_text(
             database,
-            "SELECT line_number FROM waitlist WHERE email_key = 'new@example.com'"
+            "SELECT line_number FROM waitlist JOIN standings USING (id)
+             WHERE email_key = 'new@example.com'"
         ),
         "5"
     );
 }
 
+/// `database` brought to the schema before migration `version` (a list an older server
+/// kept), and a pool on it.
+fn schema_before(database: &Location, version: &str) -> sqlx::AnyPool {
+    // A folder of its own for each database's run: the two run at once in this process
+    // (with one folder, the first to finish removed it under the other). The process's
+    // id first, where the scratch folder's clean-up reads it.
+    let backend = if database.url.starts_with("postgres") {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    let schema = lathe_site_testkit::scratch(&format!(
+        "migrations-{}-{version}-{backend}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&schema).unwrap();
+    let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
+    for file in std::fs::read_dir(folder).unwrap() {
+        let path = file.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        if name.as_str() < version {
+            std::fs::copy(&path, schema.join(&name)).unwrap();
+        }
+    }
+    let pool = crate::helpers::run(async {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
+        let migrator = sqlx::migrate::Migrator::new(schema.as_path())
+            .await
+            .unwrap();
+        migrator.run(&pool).await.unwrap();
+        pool
+    });
+    std::fs::remove_dir_all(&schema).unwrap();
+    pool
+}
+
+/// A list whose line was kept in `waitlist`'s own columns (the schema before migration
+/// 0013), opened by this server: each entry that was confirmed or credited keeps its
+/// number, credits and key, now in `standings`; the others have no standing; the line
+/// and its places are as they were.
+fn an_older_line_moves_to_standings(database: &Location) {
+    let pool = schema_before(database, "0013");
+    crate::helpers::run(async {
+        // (email, status, number, credits, key): credited in line, in line, invited with
+        // a credit, credited before confirming, and neither.
+        for (n, (email, status, number, credits, key)) in [
+            ("a@example.com", "confirmed", Some(1), 2, Some(-9)),
+            ("b@example.com", "confirmed", Some(2), 0, Some(2)),
+            ("c@example.com", "invited", Some(3), 1, None),
+            ("d@example.com", "pending", None, 1, None),
+            ("e@example.com", "pending", None, 0, None),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            sqlx::query(
+                "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
+                     privacy_notice, created_at, id, status, manage_nonce, last_interaction_at,
+                     referral_code, mailbox_hash, line_number, credits, line_key, neg_credits)
+                 VALUES ($1, $1, 'Old', '', '', 'general', 'Hi', 'v1', $2, $3, $4, $5, $2,
+                     $6, $7, $8, $9, $10, -$9)",
+            )
+            .bind(email)
+            .bind(i64::try_from(n).unwrap())
+            .bind(format!("old-id-{n}"))
+            .bind(status)
+            .bind(format!("old-nonce-{n}"))
+            .bind(format!("oldcode{n:05}"))
+            .bind(format!("mailbox-{n}"))
+            .bind(number)
+            .bind(credits)
+            .bind(key)
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+        for statement in [
+            "INSERT INTO line_counts (bucket, stripe, n) VALUES (-1, 0, 1), (0, 0, 1)",
+            "INSERT INTO settings (name, value) VALUES ('places_per_referral', '5')",
+        ] {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    });
+
+    let app = TestApp::collecting(database, unlimited());
+    assert_eq!(
+        sql_text(
+            database,
+            "SELECT STRING_AGG(w.email || ' ' || s.credits || ' '
+                 || COALESCE(CAST(s.line_number AS TEXT), '-') || ' '
+                 || COALESCE(CAST(s.line_key AS TEXT), '-') || ' ' || s.neg_credits, ','
+                 ORDER BY w.email)
+             FROM waitlist w JOIN standings s ON s.id = w.id"
+        ),
+        "a@example.com 2 1 -9 -2,b@example.com 0 2 2 0,c@example.com 1 3 - -1,\
+         d@example.com 1 - - -1"
+    );
+    let line: Vec<String> = crate::helpers::stored(database)
+        .into_iter()
+        .filter_map(|e| Some(format!("{} {} {}", e.email, e.place?, e.referrals)))
+        .collect();
+    assert_eq!(line, ["a@example.com 1 2", "b@example.com 2 0"]);
+    drop(app);
+}
+
 lathe_site_testkit::on_both_databases!(
     an_older_list_gets_codes_and_a_line,
+    an_older_line_moves_to_standings,
     another_value_remakes_the_line,
     a_confirmed_friend_moves_their_referrer_ahead,
     friends_that_earn_nothing,
@@ -703,7 +787,7 @@ fn standings(database: &Location) -> Vec<(String, CoreStanding)> {
     let text = sql_text(
         database,
         "SELECT COALESCE(STRING_AGG(email || ' ' || line_number || ' ' || credits, ','), '')
-         FROM waitlist WHERE line_key IS NOT NULL",
+         FROM waitlist JOIN standings USING (id) WHERE line_key IS NOT NULL",
     );
     text.split(',')
         .filter(|s| !s.is_empty())
@@ -735,4 +819,164 @@ impl Random {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         usize::try_from((z ^ (z >> 31)) % n as u64).unwrap()
     }
+}
+
+/// On PostgreSQL the credits due are given by two transactions at once, each the share of
+/// the friends whose confirmation's time is odd or even: one run gives both shares. Here
+/// to a referrer not confirmed yet (given a standing by the credit), who then takes its
+/// place ahead of both friends.
+#[test]
+fn on_postgresql_one_run_gives_both_shares_of_the_credits_due() {
+    use lathe_site::store::{Confirmed, Settled, Store};
+
+    let postgres = Postgres::start();
+    crate::helpers::run(async {
+        let store = Store::open(&postgres.location).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&postgres.location.url)
+            .await
+            .unwrap();
+        let link = |email: &'static str| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query_as::<_, (String, String, String)>(
+                    "SELECT id, confirm_nonce, referral_code FROM waitlist WHERE email = $1",
+                )
+                .bind(email)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+            }
+        };
+        let join = |email: &'static str, code: Option<String>| {
+            let store = store.clone();
+            async move {
+                let entry = crate::helpers::entry(email);
+                let signed_up = store.sign_up(&entry, true, None, code.as_deref(), None);
+                signed_up.await.unwrap().unwrap();
+            }
+        };
+        join("referrer@example.com", None).await;
+        let (referrer, referrer_nonce, code) = link("referrer@example.com").await;
+        let now = lathe_site::now_ms();
+        for (at, email) in [(now + 1, "odd@example.com"), (now + 2, "even@example.com")] {
+            join(email, Some(code.clone())).await;
+            let (id, nonce, _) = link(email).await;
+            assert_eq!(
+                store.confirm(&id, &nonce, at).await.unwrap(),
+                Confirmed::Now
+            );
+        }
+        assert_eq!(
+            store.credit_due(now + 3).await.unwrap(),
+            Settled {
+                friends: 2,
+                credited: 2
+            }
+        );
+        let standing = store.standing(&referrer).await.unwrap().unwrap();
+        assert_eq!((standing.credits, standing.place), (2, None));
+        let confirmed = store.confirm(&referrer, &referrer_nonce, now + 4);
+        assert_eq!(confirmed.await.unwrap(), Confirmed::Now);
+        let standing = store.standing(&referrer).await.unwrap().unwrap();
+        assert_eq!((standing.place, standing.of), (Some(1), 3));
+        pool.close().await;
+        store.close().await;
+    });
+}
+
+/// On PostgreSQL an address erased while its confirmation is under way leaves the line's
+/// count as it found it: the erasure's one statement, which waited for the row, finds it
+/// confirmed and leaves it to a transaction that locks the row first and counts the
+/// standing the confirmation gave it out of the line.
+#[test]
+fn on_postgresql_an_erasure_behind_a_confirmation_counts_its_standing_out() {
+    use lathe_site::domain::ErasedBy;
+    use lathe_site::store::{Confirmed, Store};
+    use sqlx::Connection as _;
+
+    let postgres = Postgres::start();
+    crate::helpers::run(async {
+        let store = Store::open(&postgres.location).await.unwrap();
+        let url = &postgres.location.url;
+        let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
+        for email in ["standing@example.com", "racing@example.com"] {
+            let entry = crate::helpers::entry(email);
+            store
+                .sign_up(&entry, true, None, None, None)
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        let link = |email: &'static str| {
+            sqlx::query_as::<_, (String, String)>(
+                "SELECT id, confirm_nonce FROM waitlist WHERE email = $1",
+            )
+            .bind(email)
+        };
+        let (standing, nonce) = link("standing@example.com")
+            .fetch_one(&mut watcher)
+            .await
+            .unwrap();
+        let now = lathe_site::now_ms();
+        assert_eq!(
+            store.confirm(&standing, &nonce, now).await.unwrap(),
+            Confirmed::Now
+        );
+        let (racing, nonce) = link("racing@example.com")
+            .fetch_one(&mut watcher)
+            .await
+            .unwrap();
+
+        // The row held; its confirmation, then its erasure, wait for it in that order.
+        let mut holder = sqlx::AnyConnection::connect(url).await.unwrap();
+        let mut held = holder.begin().await.unwrap();
+        sqlx::query("SELECT 1 FROM waitlist WHERE id = $1 FOR UPDATE")
+            .bind(&racing)
+            .fetch_all(&mut *held)
+            .await
+            .unwrap();
+        let mut waiting = vec![];
+        for n in 1..=2_i64 {
+            let store = store.clone();
+            let (id, nonce) = (racing.clone(), nonce.clone());
+            waiting.push(tokio::spawn(async move {
+                if n == 1 {
+                    let confirmed = store.confirm(&id, &nonce, now).await.unwrap();
+                    assert_eq!(confirmed, Confirmed::Now);
+                } else {
+                    let erased = store.erase("racing@example.com", ErasedBy::Owner, now);
+                    assert!(erased.await.unwrap());
+                }
+            }));
+            while sqlx::query_scalar::<_, i64>(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+            )
+            .fetch_one(&mut watcher)
+            .await
+            .unwrap()
+                < n
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        }
+        held.commit().await.unwrap();
+        for task in waiting {
+            task.await.unwrap();
+        }
+        let (counted, standing_now): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT CAST(SUM(n) AS BIGINT) FROM line_counts),
+                 (SELECT COUNT(*) FROM standings WHERE line_key IS NOT NULL)",
+        )
+        .fetch_one(&mut watcher)
+        .await
+        .unwrap();
+        assert_eq!(
+            (counted, standing_now),
+            (1, 1),
+            "the line's count and who stands in it"
+        );
+        let standing = store.standing(&standing).await.unwrap().unwrap();
+        assert_eq!((standing.place, standing.of), (Some(1), 1));
+        store.close().await;
+    });
 }

@@ -196,8 +196,13 @@ fn the_owners_page_draws_the_figures_and_the_metrics_count_the_entries() {
     }
     crate::helpers::sql(
         &database,
-        "UPDATE waitlist SET status = 'confirmed', confirmed_at = created_at,
-             line_number = 1, line_key = 1 WHERE email_key = 'a@example.com'",
+        "UPDATE waitlist SET status = 'confirmed', confirmed_at = created_at
+         WHERE email_key = 'a@example.com'",
+    );
+    crate::helpers::sql(
+        &database,
+        "INSERT INTO standings (id, line_number, line_key)
+         SELECT id, 1, 1 FROM waitlist WHERE email_key = 'a@example.com'",
     );
     crate::helpers::sql(
         &database,
