@@ -1,11 +1,12 @@
 //! A confirmation, in one request to the database on either backend, as a sign-up is
-//! (`sign_ups.rs`): the row confirmed and numbered, its referrer's credit made due (if it
+//! (`sign_ups.rs`): the row confirmed, its standing numbered (a row of `standings`,
+//! made now or by an earlier credit: `line.rs`), its referrer's credit made due (if it
 //! signed up through a link), the line's count (after the row: the order of
 //! `line::Counts`), and its `entry.confirmed` event (when there is a receiver). It was
 //! BEGIN, the row, the event, the credit, the count, COMMIT.
 //!
 //! - **PostgreSQL**: one statement in autocommit, with data-modifying CTEs (`confirmed`,
-//!   `due`, `counted`, `event`).
+//!   `numbered`, `due`, `counted`, `event`).
 //! - **SQLite**: one transaction, its statements sent as one script; the UPDATE answers
 //!   the row it confirmed, and with none (a used link) the transaction is rolled back.
 //!
