@@ -37,7 +37,7 @@ const ROUNDS = 3;
 
 /**
  * @typedef {{ signUps: number, plain: number, crediting: number }} Medians
- * @typedef {{ backend: string, entries: number, placeP50Ms: number, placeP95Ms: number, signUpsPerSecond: number, referredSignUpsPerSecond: number, plainPerSecond: number, creditingPerSecond: number, creditsSettledMs: number, waveSeconds: number, fullSignUpsPerSecond: number, anchor?: { insertPerSecond: number, updatePerSecond: number }, rounds: { now: Medians, beforeLine: Medians, before?: Medians } }} LineFigures
+ * @typedef {{ backend: string, entries: number, placeP50Ms: number, placeP95Ms: number, signUpsPerSecond: number, referredSignUpsPerSecond: number, plainPerSecond: number, creditingPerSecond: number, creditsSettledMs: number, waveSeconds: number, fullSignUpsPerSecond: number, anchor?: { insertPerSecond: number, updatePerSecond: number }, rounds: { now: Medians, beforeLine: Medians, before?: Medians }, eachRound: Record<string, Medians[]> }} LineFigures
  */
 
 /**
@@ -94,6 +94,14 @@ export async function benchLine({ root }) {
         plain: median(runs.map((r) => r.plainPerSecond)),
         crediting: median(runs.map((r) => r.creditingPerSecond ?? Number.NaN)),
       });
+      // Each round's own figures too, in the order they ran (in bench.json): the medians
+      // hide which round was slow.
+      /** @returns {Medians} */
+      const figuresOf = (/** @type {any} */ r) => ({
+        signUps: r.signUpsPerSecond,
+        plain: r.plainPerSecond,
+        crediting: r.creditingPerSecond ?? Number.NaN,
+      });
       return {
         backend,
         ...figures,
@@ -103,6 +111,9 @@ export async function benchLine({ root }) {
           beforeLine: medians(rounds.beforeLine),
           ...(postgres ? {} : { before: medians(rounds.before) }),
         },
+        eachRound: Object.fromEntries(
+          Object.entries(rounds).map(([which, runs]) => [which, runs.map(figuresOf)]),
+        ),
       };
     }),
   );
