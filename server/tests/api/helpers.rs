@@ -282,6 +282,34 @@ pub fn invite(database: &Location, letter: &str, args: &[&str]) -> (bool, String
 /// 71,000 emails in the same millisecond.
 pub const AT_ONCE: &str = "4294967295";
 
+/// What a pending entry's links carry, read from the database by its address (the tests
+/// that call the store directly, where no mail is sent to read them from).
+pub struct Links {
+    pub id: String,
+    pub confirm_nonce: String,
+    pub manage_nonce: String,
+    pub referral_code: String,
+}
+
+/// The links of the pending entry `email`, through `db` (a pool or a connection).
+pub async fn links<'c>(db: impl sqlx::Executor<'c, Database = sqlx::Any>, email: &str) -> Links {
+    let (id, confirm_nonce, manage_nonce, referral_code) =
+        sqlx::query_as::<_, (String, String, String, String)>(
+            "SELECT id, confirm_nonce, manage_nonce, referral_code FROM waitlist
+             WHERE email = $1",
+        )
+        .bind(email)
+        .fetch_one(db)
+        .await
+        .unwrap();
+    Links {
+        id,
+        confirm_nonce,
+        manage_nonce,
+        referral_code,
+    }
+}
+
 /// A sign-up from `email` as the store takes it, made now (the tests that call the store
 /// directly).
 pub fn entry(email: &str) -> Entry {

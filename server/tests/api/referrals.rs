@@ -13,7 +13,7 @@ use lathe_site_testkit::{
 };
 use serde_json::Value;
 
-use crate::helpers::{TestApp, collecting, invite, mail, sql_text, unlimited};
+use crate::helpers::{Links, TestApp, collecting, invite, links, mail, sql_text, unlimited};
 
 const CONFIRM: &str = "/api/waitlist/confirm";
 const MANAGE: &str = "/api/waitlist/manage";
@@ -434,8 +434,8 @@ fn another_value_remakes_the_line(database: &Location) {
 /// every entry gets a referral code of its own, the confirmed ones numbered in the order
 /// they confirmed stand in the line in that order, the invited ones do not.
 fn an_older_list_gets_codes_and_a_line(database: &Location) {
-    let pool = schema_before(database, "0009");
     crate::helpers::run(async {
+        let pool = schema_before(database, "0009").await;
         // (email, status, confirmed_at): confirmed out of sign-up order.
         for (n, (email, status, confirmed)) in [
             ("a@example.com", "confirmed", Some(30)),
@@ -519,8 +519,10 @@ fn an_older_list_gets_codes_and_a_line(database: &Location) {
 }
 
 /// `database` brought to the schema before migration `version` (a list an older server
-/// kept), and a pool on it.
-fn schema_before(database: &Location, version: &str) -> sqlx::AnyPool {
+/// kept), and a pool on it. Async, so that the pool is used and closed in the runtime
+/// that opened it: a PostgreSQL connection carried into another runtime fails once the
+/// first is shut down ("A Tokio 1.x context was found, but it is being shutdown").
+async fn schema_before(database: &Location, version: &str) -> sqlx::AnyPool {
     // A folder of its own for each database's run: the two run at once in this process
     // (with one folder, the first to finish removed it under the other). The process's
     // id first, where the scratch folder's clean-up reads it.
@@ -542,15 +544,12 @@ fn schema_before(database: &Location, version: &str) -> sqlx::AnyPool {
             std::fs::copy(&path, schema.join(&name)).unwrap();
         }
     }
-    let pool = crate::helpers::run(async {
-        sqlx::any::install_default_drivers();
-        let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
-        let migrator = sqlx::migrate::Migrator::new(schema.as_path())
-            .await
-            .unwrap();
-        migrator.run(&pool).await.unwrap();
-        pool
-    });
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
+    let migrator = sqlx::migrate::Migrator::new(schema.as_path())
+        .await
+        .unwrap();
+    migrator.run(&pool).await.unwrap();
     std::fs::remove_dir_all(&schema).unwrap();
     pool
 }
@@ -560,8 +559,8 @@ fn schema_before(database: &Location, version: &str) -> sqlx::AnyPool {
 /// number, credits and key, now in `standings`; the others have no standing; the line
 /// and its places are as they were.
 fn an_older_line_moves_to_standings(database: &Location) {
-    let pool = schema_before(database, "0013");
     crate::helpers::run(async {
+        let pool = schema_before(database, "0013").await;
         // (email, status, number, credits, key): credited in line, in line, invited with
         // a credit, credited before confirming, and neither.
         for (n, (email, status, number, credits, key)) in [
@@ -835,18 +834,6 @@ fn on_postgresql_one_run_gives_both_shares_of_the_credits_due() {
         let pool = sqlx::AnyPool::connect(&postgres.location.url)
             .await
             .unwrap();
-        let link = |email: &'static str| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query_as::<_, (String, String, String)>(
-                    "SELECT id, confirm_nonce, referral_code FROM waitlist WHERE email = $1",
-                )
-                .bind(email)
-                .fetch_one(&pool)
-                .await
-                .unwrap()
-            }
-        };
         let join = |email: &'static str, code: Option<String>| {
             let store = store.clone();
             async move {
@@ -856,13 +843,16 @@ fn on_postgresql_one_run_gives_both_shares_of_the_credits_due() {
             }
         };
         join("referrer@example.com", None).await;
-        let (referrer, referrer_nonce, code) = link("referrer@example.com").await;
+        let referrer = links(&pool, "referrer@example.com").await;
         let now = lathe_site::now_ms();
         for (at, email) in [(now + 1, "odd@example.com"), (now + 2, "even@example.com")] {
-            join(email, Some(code.clone())).await;
-            let (id, nonce, _) = link(email).await;
+            join(email, Some(referrer.referral_code.clone())).await;
+            let friend = links(&pool, email).await;
             assert_eq!(
-                store.confirm(&id, &nonce, at).await.unwrap(),
+                store
+                    .confirm(&friend.id, &friend.confirm_nonce, at)
+                    .await
+                    .unwrap(),
                 Confirmed::Now
             );
         }
@@ -873,11 +863,11 @@ fn on_postgresql_one_run_gives_both_shares_of_the_credits_due() {
                 credited: 2
             }
         );
-        let standing = store.standing(&referrer).await.unwrap().unwrap();
+        let standing = store.standing(&referrer.id).await.unwrap().unwrap();
         assert_eq!((standing.credits, standing.place), (2, None));
-        let confirmed = store.confirm(&referrer, &referrer_nonce, now + 4);
+        let confirmed = store.confirm(&referrer.id, &referrer.confirm_nonce, now + 4);
         assert_eq!(confirmed.await.unwrap(), Confirmed::Now);
-        let standing = store.standing(&referrer).await.unwrap().unwrap();
+        let standing = store.standing(&referrer.id).await.unwrap().unwrap();
         assert_eq!((standing.place, standing.of), (Some(1), 3));
         pool.close().await;
         store.close().await;
@@ -907,25 +897,20 @@ fn on_postgresql_an_erasure_behind_a_confirmation_counts_its_standing_out() {
                 .unwrap()
                 .unwrap();
         }
-        let link = |email: &'static str| {
-            sqlx::query_as::<_, (String, String)>(
-                "SELECT id, confirm_nonce FROM waitlist WHERE email = $1",
-            )
-            .bind(email)
-        };
-        let (standing, nonce) = link("standing@example.com")
-            .fetch_one(&mut watcher)
-            .await
-            .unwrap();
+        let standing = links(&mut watcher, "standing@example.com").await;
         let now = lathe_site::now_ms();
         assert_eq!(
-            store.confirm(&standing, &nonce, now).await.unwrap(),
+            store
+                .confirm(&standing.id, &standing.confirm_nonce, now)
+                .await
+                .unwrap(),
             Confirmed::Now
         );
-        let (racing, nonce) = link("racing@example.com")
-            .fetch_one(&mut watcher)
-            .await
-            .unwrap();
+        let Links {
+            id: racing,
+            confirm_nonce: nonce,
+            ..
+        } = links(&mut watcher, "racing@example.com").await;
 
         // The row held; its confirmation, then its erasure, wait for it in that order.
         let mut holder = sqlx::AnyConnection::connect(url).await.unwrap();
@@ -975,7 +960,7 @@ fn on_postgresql_an_erasure_behind_a_confirmation_counts_its_standing_out() {
             (1, 1),
             "the line's count and who stands in it"
         );
-        let standing = store.standing(&standing).await.unwrap().unwrap();
+        let standing = store.standing(&standing.id).await.unwrap().unwrap();
         assert_eq!((standing.place, standing.of), (Some(1), 1));
         store.close().await;
     });

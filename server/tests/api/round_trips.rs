@@ -10,7 +10,7 @@ use lathe_site::domain::ErasedBy;
 use lathe_site::store::{Allowance, Confirmed, Proof, Store};
 use lathe_site_testkit::Postgres;
 
-use crate::helpers::{entry, run};
+use crate::helpers::{entry, links, run};
 
 #[test]
 fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each() {
@@ -21,30 +21,16 @@ fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each(
         let pool = sqlx::AnyPool::connect(&postgres.location.url)
             .await
             .unwrap();
-        let link = |email: &'static str| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query_as::<_, (String, Option<String>, String, String)>(
-                    "SELECT id, confirm_nonce, manage_nonce, referral_code FROM waitlist
-                     WHERE email = $1",
-                )
-                .bind(email)
-                .fetch_one(&pool)
-                .await
-                .unwrap()
-            }
-        };
         // A referrer to sign up through, confirmed.
         store
             .sign_up(&entry("ada@example.com"), true, None, None, None)
             .await
             .unwrap()
             .unwrap();
-        let (id, nonce, _, code) = link("ada@example.com").await;
-        let nonce = nonce.unwrap();
+        let ada = links(&pool, "ada@example.com").await;
         assert_eq!(
             store
-                .confirm(&id, &nonce, lathe_site::now_ms())
+                .confirm(&ada.id, &ada.confirm_nonce, lathe_site::now_ms())
                 .await
                 .unwrap(),
             Confirmed::Now
@@ -61,7 +47,7 @@ fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each(
                     signature: "a-signature",
                     expires_at: now + 60_000,
                 }),
-                Some(&code),
+                Some(&ada.referral_code),
                 Some(Allowance {
                     client: "192.0.2.1",
                     per_minute: NonZeroU32::new(5).unwrap(),
@@ -76,12 +62,12 @@ fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each(
         (statements, offset) = postgres.statements_since(offset);
         assert_eq!(statements.len(), 1, "a sign-up: {statements:#?}");
 
-        let (id, nonce, manage, _) = link("grace@example.com").await;
+        let grace = links(&pool, "grace@example.com").await;
         let (_, offset_now) = postgres.statements_since(offset);
         offset = offset_now;
         assert_eq!(
             store
-                .confirm(&id, &nonce.unwrap(), lathe_site::now_ms())
+                .confirm(&grace.id, &grace.confirm_nonce, lathe_site::now_ms())
                 .await
                 .unwrap(),
             Confirmed::Now
@@ -104,7 +90,12 @@ fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each(
         offset = offset_now;
         assert!(
             store
-                .erase_managed(&id, &manage, ErasedBy::Unsubscribed, lathe_site::now_ms())
+                .erase_managed(
+                    &grace.id,
+                    &grace.manage_nonce,
+                    ErasedBy::Unsubscribed,
+                    lathe_site::now_ms()
+                )
                 .await
                 .unwrap()
         );
