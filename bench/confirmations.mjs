@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { postSignUps, withDatabases } from "./databases.mjs";
+import { stop } from "./processes.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -110,8 +111,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
           invitationsPerSecond: Math.round(SIGN_UPS / invitationSeconds),
         });
       } finally {
-        server.kill();
-        smtp.kill();
+        await Promise.all([stop(server), stop(smtp)]);
       }
     }
   });

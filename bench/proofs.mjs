@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stop } from "./processes.mjs";
 
 /** Samples per figure. */
 const SAMPLES = 30;
@@ -62,7 +63,7 @@ export async function benchProofs(browser, { root, waitFor }) {
       alone,
     };
   } finally {
-    server.kill();
+    await stop(server);
     rmSync(folder, { recursive: true, force: true });
   }
 }

@@ -38,6 +38,7 @@ import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchLine, lineReport } from "./line.mjs";
+import { stop } from "./processes.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -85,7 +86,7 @@ const table = report(results);
 console.log(table);
 writeMeasurements(results, table);
 console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
-server.kill();
+await stop(server);
 
 /**
  * Lighthouse on every route and preset, one fresh Chromium per run, two ways: a new
@@ -151,7 +152,7 @@ async function benchLighthouse() {
     }
     return runs.map(combined);
   } finally {
-    floor.stop();
+    await floor.stop();
   }
 }
 
@@ -260,8 +261,8 @@ async function floorSite() {
   await waitFor(floorOrigin);
   return {
     origin: floorOrigin,
-    stop: () => {
-      child.kill();
+    stop: async () => {
+      await stop(child);
       rmSync(folder, { recursive: true, force: true });
     },
   };
@@ -362,7 +363,7 @@ async function benchServers() {
     }
   }
   servers.memory.peakKB = rss("VmHWM");
-  nginx.kill();
+  await stop(nginx);
   return servers;
 }
 

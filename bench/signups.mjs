@@ -10,6 +10,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withDatabases } from "./databases.mjs";
+import { stop } from "./processes.mjs";
 import { parseWrk } from "./wrk.mjs";
 import { PROOF_KEY } from "./proofs.mjs";
 
@@ -86,13 +87,7 @@ export async function benchSignUps({ root, dist, waitFor }) {
           clearInterval(sampler);
           if (wal) largestWal = walBytes;
         } finally {
-          // Waited for, unless it has exited already (one that failed to start has: its
-          // "exit" came and went, and waiting for another hung make bench for good).
-          if (server.exitCode === null && server.signalCode === null) {
-            const exited = new Promise((resolve) => server.once("exit", resolve));
-            server.kill();
-            await exited;
-          }
+          await stop(server);
         }
         rows += Number(
           execFileSync(binary, ["waitlist", "--database", database, "count"], { encoding: "utf8" }),

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 
 import { postSignUps, withDatabases } from "./databases.mjs";
+import { stop } from "./processes.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -64,7 +65,7 @@ export async function benchWebhooks({ root, dist, waitFor }) {
           perSecond: Math.round(SIGN_UPS / seconds),
         });
       } finally {
-        server.kill();
+        await stop(server);
         await new Promise((resolve) => receiver.close(resolve));
       }
     }
