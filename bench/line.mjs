@@ -87,21 +87,24 @@ export async function benchLine({ root }) {
           }
         }
       }
-      const median = (/** @type {number[]} */ v) => v.sort((a, b) => a - b)[v.length >> 1];
-      /** @returns {Medians} */
-      const medians = (/** @type {any[]} */ runs) => ({
-        signUps: median(runs.map((r) => r.signUpsPerSecond)),
-        plain: median(runs.map((r) => r.plainPerSecond)),
-        crediting: median(runs.map((r) => r.creditingPerSecond ?? Number.NaN)),
-      });
-      // Each round's own figures too, in the order they ran (in bench.json): the medians
-      // hide which round was slow.
+      // Each round's own figures, in the order they ran (kept in bench.json: the medians
+      // hide which round was slow), and their medians.
       /** @returns {Medians} */
       const figuresOf = (/** @type {any} */ r) => ({
         signUps: r.signUpsPerSecond,
         plain: r.plainPerSecond,
         crediting: r.creditingPerSecond ?? Number.NaN,
       });
+      const median = (/** @type {number[]} */ v) => v.sort((a, b) => a - b)[v.length >> 1];
+      /** @returns {Medians} */
+      const medians = (/** @type {any[]} */ runs) => {
+        const each = runs.map(figuresOf);
+        return {
+          signUps: median(each.map((f) => f.signUps)),
+          plain: median(each.map((f) => f.plain)),
+          crediting: median(each.map((f) => f.crediting)),
+        };
+      };
       return {
         backend,
         ...figures,
