@@ -119,11 +119,16 @@ async fn fill(location: &Location, entries: u64) {
     .await
     .expect("the list is filled");
     if location.url.starts_with("postgres") {
-        // As line.rs: analyzed, then vacuumed like a table autovacuum has been through.
+        // As line.rs: analyzed, vacuumed like a table autovacuum has been through, then
+        // checkpointed, so that no checkpoint the fill set off runs during the measurements.
         sqlx::query("VACUUM ANALYZE")
             .execute(&pool)
             .await
             .expect("vacuumed");
+        sqlx::query("CHECKPOINT")
+            .execute(&pool)
+            .await
+            .expect("checkpointed");
     }
     pool.close().await;
 }

@@ -412,6 +412,24 @@ fn the_themes_inks_and_the_text_columns_fade_set_how_strongly_shapes_show() {
     assert!((ink(&canvas) - dark).abs() < dark * 0.01, "full ink again");
 }
 
+#[wasm_bindgen_test]
+fn frame_after_frame_leaves_no_trace_a_fresh_drawing_would_not_show() {
+    // Each frame clears only where shapes were and are: after many frames (shapes
+    // wrapping at the edges, fading behind a column, at a fractional pixel ratio), the
+    // canvas is what one drawing of the shapes on a blank canvas gives.
+    let canvas = new_canvas();
+    let mut bg = background("landing", 400.0, 300.0, 11);
+    bg.attach(canvas.clone(), 1.5).unwrap();
+    bg.set_fade(120.0, 260.0);
+    for _ in 0..600 {
+        bg.frame(1000.0 / 30.0);
+    }
+    let framed = canvas.to_data_url().unwrap();
+    // Setting the same fade again redraws the whole canvas from blank.
+    bg.set_fade(120.0, 260.0);
+    assert_eq!(canvas.to_data_url().unwrap(), framed);
+}
+
 /// How many pixels of `canvas` are not fully transparent.
 fn painted(canvas: &web_sys::HtmlCanvasElement) -> u32 {
     let count = js_sys::Function::new_with_args(
