@@ -3,13 +3,21 @@
 // instantiate).
 import { coreFiles } from "./painter.mjs";
 
+/** Drawn frames timed: about ten seconds' worth (30 a second), so that the p95 is the
+ * 15th slowest, not the 5th (with 90, one run's p95 spanned 0.52 to 0.90 ms). */
+const FRAMES = 300;
+
 /**
  * The background: the core's own step, then whole frames as the page draws them. A
  * frame's figure is the main thread's own time in the animation-frame callback that drew
- * it (the `tdur` of its FireAnimationFrame in a trace): what the page costs the phone.
- * Its wall time is printed beside it: on two cores it also counts the moments the
- * browser's other threads (compositor, raster) and the harness took the core from it,
- * which made a p95 of 1.8 to 2.2 ms out of about 0.4 ms of the page's own work.
+ * it (the `tdur` of its FireAnimationFrame in a trace), less the floor: the median thread
+ * time of an empty callback (one that only asks for the next), traced the same way on a
+ * page of the same origin under the same harness. That floor is the browser's and the
+ * harness's, whatever the page does (about 0.11 ms on this machine, a third of a drawn
+ * frame); what is left is the page's own work, which the target stands for. The callback's
+ * thread time and its wall time are printed beside it: on two cores the wall time also
+ * counts the moments the browser's other threads (compositor, raster) and the harness
+ * took the core from it, which made a p95 of 1.8 to 2.2 ms out of about 0.4 ms.
  * @param {import("@playwright/test").Browser} browser
  * @param {string} origin the built site, served
  * @param {string} dist its folder
@@ -30,15 +38,18 @@ export async function benchBackground(browser, origin, dist) {
         line.set.call(this, value);
       },
     });
-    const drawn = [];
     let waiting = null;
-    // Resolves once `n` more drawing callbacks have run, with their ids and wall times.
-    // Nothing polls meanwhile: on two cores, the harness waking to ask slows the very
-    // frames it times.
+    // Resolves once `n` more drawing callbacks have run, with their ids and wall times;
+    // `timeCallbacks`, once `n` more callbacks of any kind have, with their ids (the
+    // floor's, on a page that draws nothing). Nothing polls meanwhile: on two cores, the
+    // harness waking to ask slows the very frames it times.
     window.timeFrames = (n) =>
       new Promise((resolve) => {
-        drawn.length = 0;
-        waiting = { n, resolve };
+        waiting = { n, drawnOnly: true, seen: [], resolve };
+      });
+    window.timeCallbacks = (n) =>
+      new Promise((resolve) => {
+        waiting = { n, drawnOnly: false, seen: [], resolve };
       });
     const raf = window.requestAnimationFrame.bind(window);
     window.requestAnimationFrame = (callback) => {
@@ -46,9 +57,12 @@ export async function benchBackground(browser, origin, dist) {
         drew = false;
         const start = performance.now();
         callback(time);
-        if (drew) drawn.push([id, performance.now() - start]);
-        if (waiting && drawn.length >= waiting.n) {
-          waiting.resolve(drawn.splice(0));
+        const ms = performance.now() - start;
+        if (!waiting) return;
+        if (!waiting.drawnOnly) waiting.seen.push(id);
+        else if (drew) waiting.seen.push([id, ms]);
+        if (waiting.seen.length >= waiting.n) {
+          waiting.resolve(waiting.seen);
           waiting = null;
         }
       });
@@ -60,20 +74,14 @@ export async function benchBackground(browser, origin, dist) {
   await page.goto(origin + "/");
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
   // Start-up frames (compilation, first layout) are not the steady state: skip about a
-  // second's worth, then take about three seconds' worth (30 drawn frames a second).
+  // second's worth, then take FRAMES.
   await page.evaluate(() => window.timeFrames(30));
   await browser.startTracing(page, { categories: ["devtools.timeline"] });
-  const drawn = await page.evaluate(() => window.timeFrames(90));
-  const trace = JSON.parse((await browser.stopTracing()).toString());
-  const fired = new Map(
-    trace.traceEvents
-      .filter((e) => e.name === "FireAnimationFrame" && e.ph === "X")
-      .map((e) => [e.args.data.id, e]),
-  );
-  const own = drawn.map(([id]) => fired.get(id)?.tdur);
-  if (own.some((us) => us === undefined))
+  const drawn = await page.evaluate((n) => window.timeFrames(n), FRAMES);
+  const fired = await firedAnimationFrames(browser);
+  const threadTimes = drawn.map(([id]) => fired.get(id));
+  if (threadTimes.some((ms) => ms === undefined))
     throw new Error("a drawn frame is missing from the trace, or has no thread time");
-  const frames = own.map((us) => us / 1000);
   const walls = drawn.map(([, ms]) => ms);
   const step = await page.evaluate(async ({ url, wasm }) => {
     const m = await import(url);
@@ -87,6 +95,25 @@ export async function benchBackground(browser, origin, dist) {
     bg.free();
     return us;
   }, core);
+  await page.close();
+
+  // The floor: empty callbacks on a page of the same origin that draws nothing, under the
+  // same harness (its wrapper runs around each), as many, traced the same way.
+  const blank = await context.newPage();
+  await blank.goto(origin + "/robots.txt");
+  await blank.evaluate(() => {
+    const next = () => requestAnimationFrame(next);
+    next();
+  });
+  await blank.evaluate(() => window.timeCallbacks(30));
+  await browser.startTracing(blank, { categories: ["devtools.timeline"] });
+  const empty = await blank.evaluate((n) => window.timeCallbacks(n), FRAMES);
+  const firedEmpty = await firedAnimationFrames(browser);
+  const emptyTimes = empty.map((id) => firedEmpty.get(id));
+  if (emptyTimes.some((ms) => ms === undefined))
+    throw new Error("an empty callback is missing from the trace, or has no thread time");
+  const floor = pick(emptyTimes, 0.5);
+  const frames = threadTimes.map((ms) => ms - floor);
   await context.close();
 
   const fresh = await browser.newContext();
@@ -101,19 +128,43 @@ export async function benchBackground(browser, origin, dist) {
   }, core);
   await fresh.close();
 
-  const pick = (values, q) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return Number(
-      (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(3),
-    );
-  };
   return {
     stepMicroseconds: Number(step.toFixed(2)),
     frames: frames.length,
     frameMedianMs: pick(frames, 0.5),
     frameP95Ms: pick(frames, 0.95),
+    threadMedianMs: pick(threadTimes, 0.5),
+    threadP95Ms: pick(threadTimes, 0.95),
+    floorMedianMs: floor,
+    floorP95Ms: pick(emptyTimes, 0.95),
     wallMedianMs: pick(walls, 0.5),
     wallP95Ms: pick(walls, 0.95),
     coreStartupMs: Number(startup.toFixed(1)),
   };
+}
+
+/**
+ * Stops the trace under way: each animation-frame callback's thread time in ms, by id.
+ * @param {import("@playwright/test").Browser} browser
+ * @returns {Promise<Map<number, number>>}
+ */
+async function firedAnimationFrames(browser) {
+  const trace = JSON.parse((await browser.stopTracing()).toString());
+  return new Map(
+    trace.traceEvents
+      .filter((e) => e.name === "FireAnimationFrame" && e.ph === "X" && e.tdur !== undefined)
+      .map((e) => [e.args.data.id, e.tdur / 1000]),
+  );
+}
+
+/**
+ * The value at quantile `q` of `values`, to the microsecond.
+ * @param {number[]} values
+ * @param {number} q
+ */
+function pick(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(
+    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(3),
+  );
 }
