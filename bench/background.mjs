@@ -13,8 +13,8 @@ const FRAMES = 300;
  * it (the `tdur` of its FireAnimationFrame in a trace), less the floor: the median thread
  * time of an empty callback (one that only asks for the next), traced the same way on a
  * page of the same origin under the same harness. That floor is the browser's and the
- * harness's, whatever the page does (about 0.11 ms on this machine, a third of a drawn
- * frame); what is left is the page's own work, which the target stands for. The callback's
+ * harness's, whatever the page does (0.12 to 0.14 ms on this machine, 0.11 without the
+ * harness: a third of a drawn frame); what is left is the page's own work, which the target stands for. The callback's
  * thread time and its wall time are printed beside it: on two cores the wall time also
  * counts the moments the browser's other threads (compositor, raster) and the harness
  * took the core from it, which made a p95 of 1.8 to 2.2 ms out of about 0.4 ms.
@@ -43,14 +43,12 @@ export async function benchBackground(browser, origin, dist) {
     // `timeCallbacks`, once `n` more callbacks of any kind have, with their ids (the
     // floor's, on a page that draws nothing). Nothing polls meanwhile: on two cores, the
     // harness waking to ask slows the very frames it times.
-    window.timeFrames = (n) =>
+    const until = (n, drawnOnly) =>
       new Promise((resolve) => {
-        waiting = { n, drawnOnly: true, seen: [], resolve };
+        waiting = { n, drawnOnly, seen: [], resolve };
       });
-    window.timeCallbacks = (n) =>
-      new Promise((resolve) => {
-        waiting = { n, drawnOnly: false, seen: [], resolve };
-      });
+    window.timeFrames = (n) => until(n, true);
+    window.timeCallbacks = (n) => until(n, false);
     const raf = window.requestAnimationFrame.bind(window);
     window.requestAnimationFrame = (callback) => {
       const id = raf((time) => {
