@@ -323,6 +323,10 @@ fn insert(source: &str) -> String {
     )
 }
 
+/// PostgreSQL's read of the entry whose code (`$17`) a sign-up came with, once.
+const REFERRER: &str =
+    "referrer AS (SELECT id, mailbox_hash FROM waitlist WHERE referral_code = $17)";
+
 /// Which parts a sign-up's statement has.
 struct Parts {
     /// The client's allowance is taken (PostgreSQL).
@@ -357,23 +361,34 @@ enum Then {
 /// (the kind of email), and the stored row's `repeats`.
 impl Parts {
     /// The referrer's id, from the code (`$17`): none for a code of no entry, the friend's
-    /// own mailbox, or a disposable domain.
-    fn referred(&self) -> &'static str {
-        if self.referral {
-            "(SELECT id FROM waitlist WHERE referral_code = $17
-                 AND mailbox_hash IS DISTINCT FROM $18 AND $25)"
-        } else {
-            "CAST($17 AS TEXT)"
+    /// own mailbox, or a disposable domain. PostgreSQL's statement has read the code's
+    /// entry once, into `referrer` ([`REFERRER`]); SQLite's script reads it where it is
+    /// needed.
+    fn referred(&self, postgres: bool) -> &'static str {
+        match (self.referral, postgres) {
+            (false, _) => "CAST($17 AS TEXT)",
+            (true, true) => {
+                "(SELECT id FROM referrer WHERE mailbox_hash IS DISTINCT FROM $18 AND $25)"
+            }
+            (true, false) => {
+                "(SELECT id FROM waitlist WHERE referral_code = $17
+                     AND mailbox_hash IS DISTINCT FROM $18 AND $25)"
+            }
         }
     }
 
     /// Whether the code's entry has the friend's own mailbox, as the answer's `own`.
-    fn own(&self) -> &'static str {
-        if self.referral {
-            "(SELECT CASE WHEN mailbox_hash IS NOT DISTINCT FROM $18 THEN 1 ELSE 0 END
-                 FROM waitlist WHERE referral_code = $17)"
-        } else {
-            "CAST(NULL AS BIGINT)"
+    fn own(&self, postgres: bool) -> &'static str {
+        match (self.referral, postgres) {
+            (false, _) => "CAST(NULL AS BIGINT)",
+            (true, true) => {
+                "(SELECT CASE WHEN mailbox_hash IS NOT DISTINCT FROM $18 THEN 1 ELSE 0 END
+                     FROM referrer)"
+            }
+            (true, false) => {
+                "(SELECT CASE WHEN mailbox_hash IS NOT DISTINCT FROM $18 THEN 1 ELSE 0 END
+                     FROM waitlist WHERE referral_code = $17)"
+            }
         }
     }
 
@@ -381,6 +396,9 @@ impl Parts {
     fn statement(&self) -> String {
         let mut with = Vec::new();
         let mut gate = Vec::new();
+        if self.referral {
+            with.push(REFERRER.to_owned());
+        }
         if self.allowance {
             with.push(
                 "allowed AS (INSERT INTO allowances (client, tat_us) VALUES ($19, $20 + $21)
@@ -414,7 +432,7 @@ impl Parts {
         let row = format!(
             "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, {},
                  $18 {gate}",
-            self.referred()
+            self.referred(true)
         );
         with.push(format!(
             "stored AS ({} RETURNING status, id, repeats)",
@@ -427,7 +445,8 @@ impl Parts {
                      SELECT $26, $1, CASE WHEN s.status IN ($14, $15) THEN $27 ELSE $28 END, $9, $9
                      FROM stored s
                      WHERE s.repeats = 0
-                         AND (SELECT COUNT(*) FROM outbox WHERE email_key = $1 AND created_at > $29) < $30
+                         AND (SELECT COUNT(*) FROM (SELECT 1 FROM outbox
+                             WHERE email_key = $1 AND created_at > $29 LIMIT $30) AS day) < $30
                      RETURNING kind)"
                     .to_owned(),
             ),
@@ -438,10 +457,18 @@ impl Parts {
             ),
             Then::Nothing => {}
         }
+        let (queued, join) = if self.then == Then::Email {
+            ("q.kind", "LEFT JOIN queued AS q ON true")
+        } else {
+            ("CAST(NULL AS TEXT)", "")
+        };
+        // A stored row was allowed and its proof spent: the answer counts `allowed` and
+        // `spent` only for a row not stored.
         format!(
-            "WITH {} SELECT {allowed} AS allowed, {spent} AS spent, {own} AS own,
+            "WITH {} SELECT CASE WHEN s.id IS NULL THEN {allowed} ELSE 1 END AS allowed,
+                 CASE WHEN s.id IS NULL THEN {spent} ELSE 1 END AS spent, {own} AS own,
                  {queued} AS queued, s.repeats
-             FROM (SELECT 1) AS one LEFT JOIN stored AS s ON true",
+             FROM (SELECT 1) AS one LEFT JOIN stored AS s ON true {join}",
             with.join(", "),
             allowed = if self.allowance {
                 "(SELECT COUNT(*) FROM allowed)"
@@ -453,12 +480,7 @@ impl Parts {
             } else {
                 "1"
             },
-            own = self.own(),
-            queued = if self.then == Then::Email {
-                "(SELECT kind FROM queued)"
-            } else {
-                "CAST(NULL AS TEXT)"
-            },
+            own = self.own(true),
         )
     }
 
@@ -469,7 +491,7 @@ impl Parts {
         let mut script = vec![insert(&format!(
             "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $16, {},
                      $18 WHERE true",
-            self.referred()
+            self.referred(false)
         ))];
         match self.then {
             Then::Email => script.push(
@@ -498,7 +520,7 @@ impl Parts {
             "SELECT 1 AS allowed, {spent} AS spent, {own} AS own, {queued} AS queued, repeats
              FROM waitlist WHERE email_key = $1",
             spent = if self.proof { "changes()" } else { "1" },
-            own = self.own(),
+            own = self.own(false),
             queued = if self.then == Then::Email {
                 "(SELECT kind FROM outbox WHERE id = $26)"
             } else {
