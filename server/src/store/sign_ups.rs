@@ -323,9 +323,10 @@ fn insert(source: &str) -> String {
     )
 }
 
-/// PostgreSQL's read of the entry whose code (`$17`) a sign-up came with, once.
-const REFERRER: &str =
-    "referrer AS (SELECT id, mailbox_hash FROM waitlist WHERE referral_code = $17)";
+/// The entry whose code (`$17`) a sign-up came with: PostgreSQL's statement reads it once,
+/// as a CTE named `referrer`; SQLite's script reads it as a subquery of that name where it
+/// is needed ([`Parts::referrer`]).
+const REFERRER: &str = "SELECT id, mailbox_hash FROM waitlist WHERE referral_code = $17";
 
 /// Which parts a sign-up's statement has.
 struct Parts {
@@ -360,35 +361,38 @@ enum Then {
 /// entry has the friend's own mailbox: 1 or 0, none if no entry has the code), `queued`
 /// (the kind of email), and the stored row's `repeats`.
 impl Parts {
+    /// Where the code's entry is read from: PostgreSQL's CTE, or SQLite's subquery.
+    fn referrer(postgres: bool) -> String {
+        if postgres {
+            "referrer".to_owned()
+        } else {
+            format!("({REFERRER}) AS referrer")
+        }
+    }
+
     /// The referrer's id, from the code (`$17`): none for a code of no entry, the friend's
-    /// own mailbox, or a disposable domain. PostgreSQL's statement has read the code's
-    /// entry once, into `referrer` ([`REFERRER`]); SQLite's script reads it where it is
-    /// needed.
-    fn referred(&self, postgres: bool) -> &'static str {
-        match (self.referral, postgres) {
-            (false, _) => "CAST($17 AS TEXT)",
-            (true, true) => {
-                "(SELECT id FROM referrer WHERE mailbox_hash IS DISTINCT FROM $18 AND $25)"
-            }
-            (true, false) => {
-                "(SELECT id FROM waitlist WHERE referral_code = $17
-                     AND mailbox_hash IS DISTINCT FROM $18 AND $25)"
-            }
+    /// own mailbox, or a disposable domain.
+    fn referred(&self, postgres: bool) -> String {
+        if self.referral {
+            format!(
+                "(SELECT id FROM {} WHERE mailbox_hash IS DISTINCT FROM $18 AND $25)",
+                Self::referrer(postgres)
+            )
+        } else {
+            "CAST($17 AS TEXT)".to_owned()
         }
     }
 
     /// Whether the code's entry has the friend's own mailbox, as the answer's `own`.
-    fn own(&self, postgres: bool) -> &'static str {
-        match (self.referral, postgres) {
-            (false, _) => "CAST(NULL AS BIGINT)",
-            (true, true) => {
+    fn own(&self, postgres: bool) -> String {
+        if self.referral {
+            format!(
                 "(SELECT CASE WHEN mailbox_hash IS NOT DISTINCT FROM $18 THEN 1 ELSE 0 END
-                     FROM referrer)"
-            }
-            (true, false) => {
-                "(SELECT CASE WHEN mailbox_hash IS NOT DISTINCT FROM $18 THEN 1 ELSE 0 END
-                     FROM waitlist WHERE referral_code = $17)"
-            }
+                     FROM {})",
+                Self::referrer(postgres)
+            )
+        } else {
+            "CAST(NULL AS BIGINT)".to_owned()
         }
     }
 
@@ -397,7 +401,7 @@ impl Parts {
         let mut with = Vec::new();
         let mut gate = Vec::new();
         if self.referral {
-            with.push(REFERRER.to_owned());
+            with.push(format!("referrer AS ({REFERRER})"));
         }
         if self.allowance {
             with.push(
