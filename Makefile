@@ -17,8 +17,13 @@ export PATH := $(CURDIR)/node_modules/.bin:$(or $(CARGO_HOME),$(HOME)/.cargo)/bi
 # (as many as cores), not make's: under make test's -j2 a cargo took its jobs from make's
 # jobserver and, beside a recipe that waited, compiled one crate at a time for six minutes.
 RUST = env -u MAKEFLAGS -u MFLAGS RUSTUP_TOOLCHAIN="$$(cat .tools/rust-toolchain)"
-# The browser for every test: CHROMIUM if set, else the first Chromium on PATH.
-CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+# The browser for every test: CHROMIUM if set, else the first Chromium on PATH, looked up
+# each time a recipe needs it. Set but empty counts as unset: on a fresh machine make
+# test's first make runs before the set-up has installed Chromium, and hands the empty
+# value it found to the makes that run the tests (scripts/tests/setup.test.mjs).
+ifeq ($(strip $(CHROMIUM)),)
+CHROMIUM = $(shell command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+endif
 export CHROMIUM
 # The Chromium the Playwright suites drive (the browser tests, the npm consumers): its
 # headless shell where installed (scripts/setup.sh): the same engine without the full

@@ -113,6 +113,34 @@ test("a tool that prints more after its version is still recognised as installed
   rmSync(copy, { recursive: true });
 });
 
+test("a browser the set-up installs during make test is the one its tests use", () => {
+  // On a fresh machine make test's own make finds no Chromium when it starts; the set-up
+  // installs one, then the make that runs the tests must find it (it had been handed the
+  // empty value: the wasm tests stopped at once, "set CHROMIUM"). Here a stand-in Chromium
+  // appears in a folder on PATH between the two makes, as apt-get's does.
+  const later = mkdtempSync(join(tmpdir(), "lathe-later-"));
+  const bin = pathWithout([
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "chromium-headless-shell",
+  ]);
+  const probe = [
+    "--eval",
+    `outer: ; @ln -s /bin/true ${later}/chromium && $(MAKE) -s inner`,
+    "--eval",
+    'inner: ; @echo "CHROMIUM=$$CHROMIUM"',
+  ];
+  const env = { ...process.env, PATH: `${later}${delimiter}${bin}` };
+  delete env.CHROMIUM;
+  delete env.MAKEFLAGS;
+  const run = spawnSync("make", ["-s", ...probe, "outer"], { cwd: root, env, encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), `CHROMIUM=${join(later, "chromium")}`);
+  rmSync(later, { recursive: true });
+  rmSync(bin, { recursive: true });
+});
+
 test("the dev server started before the core is built says what to run", () => {
   // A copy of web/ beside an empty pkg/: the real one stays as it is.
   const copy = mkdtempSync(join(tmpdir(), "lathe-dev-"));
