@@ -18,8 +18,16 @@
 //!   each), a referral code, its confirmation email queued, and a webhook receiver (its
 //!   `entry.created` event); compared with pgbench's single INSERT by `make bench`.
 //!
+//! With `--round K` after them, on a database it has filled before, it measures one more
+//! turn of each kind `make bench` compares with pgbench, between pgbench's own runs on
+//! the same cluster: `fullSignUpsPerSecond` (sign-ups with everything on for [`TURN`], as
+//! long as a pgbench run) and `creditingPerSecond` ([`SIGN_UPS`] sign-ups through a share
+//! link, not measured, then their crediting confirmations). Turn K's addresses, proofs
+//! and clients are its own, so each turn signs up people new to the database.
+//!
 //! ```sh
 //! cargo run --release -p lathe-site --example line -- /tmp/line.db 1000000
+//! cargo run --release -p lathe-site --example line -- /tmp/line.db 1000000 --round 1
 //! ```
 
 use std::num::NonZeroU32;
@@ -46,6 +54,10 @@ const READS: usize = 300;
 const ROUNDS: usize = 5;
 /// The wave's size.
 const WAVE: u32 = 10_000;
+/// How long a turn of `--round` signs up with everything on: as long as pgbench's runs
+/// beside it (a round of [`SIGN_UPS`] lasts about a second, and one read from 1,700 to
+/// 4,200 a second in five turns on the same database).
+const TURN: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[tokio::main]
 async fn main() {
@@ -56,6 +68,16 @@ async fn main() {
     let entries: u64 = entries.parse().expect("ENTRIES is a number");
     let location: Location = location.parse().expect("a SQLite file or postgres:// URL");
     let store = Store::open(&location).await.expect("the database opens");
+    if let Some(flag) = args.next() {
+        assert_eq!(flag, "--round", "usage: line LOCATION ENTRIES [--round K]");
+        let round: usize = args
+            .next()
+            .and_then(|k| k.parse().ok())
+            .expect("--round K, K a number from 1");
+        one_more_round(&store, &location, entries, round).await;
+        store.close().await;
+        return;
+    }
     fill(&location, entries).await;
     // The keys were written for 0 places a referral: setting 5 makes them again, as a
     // server started with another --places-per-referral does, with the line's counts.
@@ -162,6 +184,38 @@ async fn main() {
     store.close().await;
 }
 
+/// Round `round` of `--round` (see the module's doc), on the line filled before: prints its
+/// sign-ups with everything on and its crediting confirmations, a second each.
+async fn one_more_round(store: &Store, location: &Location, entries: u64, round: usize) {
+    // Numbers after those of the full run's rounds (under [`TURN_NUMBERS`]), and of every
+    // turn before this one.
+    let first = round * TURN_NUMBERS;
+    store.set_webhooks(true).await.expect("webhooks on");
+    let started = Instant::now();
+    let numbers = stream::iter(first..first + TURN_NUMBERS)
+        .take_while(|_| std::future::ready(started.elapsed() < TURN));
+    let signed_up = sign_up_everything_from(store, entries, numbers).await;
+    let full = signed_up as f64 / started.elapsed().as_secs_f64();
+    store.set_webhooks(false).await.expect("webhooks off");
+
+    // Friends of entries spread over the line.
+    let run = format!("round{round}-");
+    let codes: Vec<Option<String>> = (0..SIGN_UPS)
+        .map(|n| Some(format!("code{:08}", (first + n) as u64 * 7919 % entries + 1)))
+        .collect();
+    sign_up_all(store, &run, &codes).await;
+    let friends = links(location, &run).await;
+    let worker = tokio::spawn(lathe_site::waitlist::credits::run(store.clone()));
+    let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
+    let (crediting, _) = crediting_round(store, &pool, &friends).await;
+    pool.close().await;
+    worker.abort();
+    println!(
+        "{}",
+        serde_json::json!({ "fullSignUpsPerSecond": full, "creditingPerSecond": crediting })
+    );
+}
+
 /// Writes `entries` confirmed entries straight into the database, numbered 1, 2, ... in
 /// order of confirmation, one in twenty with 1 to 7 credits, their keys made for 0
 /// places a referral.
@@ -244,18 +298,28 @@ async fn sign_up_everything(store: &Store, entries: u64) -> f64 {
     for round in 0..ROUNDS {
         let first = round * SIGN_UPS;
         let started = Instant::now();
-        sign_up_everything_from(store, entries, first..first + SIGN_UPS).await;
+        sign_up_everything_from(store, entries, stream::iter(first..first + SIGN_UPS)).await;
         rates.push(SIGN_UPS as f64 / started.elapsed().as_secs_f64());
     }
     store.set_webhooks(false).await.expect("webhooks off");
     median(rates)
 }
 
-/// The sign-ups with everything on numbered `numbers`, [`AT_ONCE`] at a time.
-async fn sign_up_everything_from(store: &Store, entries: u64, numbers: std::ops::Range<usize>) {
+/// Numbers a turn of `--round` may take (and the first run's rounds stay under).
+const TURN_NUMBERS: usize = 100_000;
+
+/// The sign-ups with everything on numbered `numbers`, [`AT_ONCE`] at a time: how many.
+async fn sign_up_everything_from(
+    store: &Store,
+    entries: u64,
+    numbers: impl futures_util::Stream<Item = usize>,
+) -> usize {
     let per_minute = NonZeroU32::new(5).expect("five");
-    stream::iter(numbers)
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let count = &count;
+    numbers
         .for_each_concurrent(AT_ONCE, |n| async move {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let values = FormValues {
                 name: "Bench".into(),
                 email: format!("everything{n}@example.org"),
@@ -267,7 +331,7 @@ async fn sign_up_everything_from(store: &Store, entries: u64, numbers: std::ops:
             let now = lathe_site::now_ms();
             let entry = Entry::new(values, "bench".into(), now);
             let signature = format!("signature{n}");
-            let client = format!("10.0.{}.{}", n / 256, n % 256);
+            let client = format!("10.{}.{}.{}", n >> 16, (n >> 8) & 255, n & 255);
             let code = format!("code{:08}", n as u64 % entries + 1);
             let signed_up = store
                 .sign_up(
@@ -291,6 +355,7 @@ async fn sign_up_everything_from(store: &Store, entries: u64, numbers: std::ops:
             assert_eq!(signed_up.referral, Some(Ok(())), "{code} refers it");
         })
         .await;
+    count.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Confirmations per second of the entries under `plain` and of those under `friend`
@@ -310,30 +375,45 @@ async fn confirmations(store: &Store, location: &Location) -> (f64, f64, f64) {
     let round = SIGN_UPS / ROUNDS;
     for (plain, friends) in plain.chunks(round).zip(friends.chunks(round)) {
         plain_rates.push(plain.len() as f64 / confirm_all(store, plain).await);
-        let started = Instant::now();
-        confirm_all(store, friends).await;
-        let settling = Instant::now();
-        while store
-            .credit_due(lathe_site::now_ms())
-            .await
-            .expect("credits given")
-            .friends
-            > 0
-        {}
-        // And the worker's batch under way, if one is (on PostgreSQL it took some).
-        while sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM credits_due")
-            .fetch_one(&pool)
-            .await
-            .expect("a count")
-            > 0
-        {
-            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-        }
-        crediting_rates.push(friends.len() as f64 / started.elapsed().as_secs_f64());
-        settled_ms = settled_ms.max(settling.elapsed().as_secs_f64() * 1000.0);
+        let (rate, settled) = crediting_round(store, &pool, friends).await;
+        crediting_rates.push(rate);
+        settled_ms = settled_ms.max(settled);
     }
     pool.close().await;
     (median(plain_rates), median(crediting_rates), settled_ms)
+}
+
+/// Confirms `friends` (each crediting its referrer, the server's worker running) until
+/// the last credit is given: confirmations a second, and the ms the last credit took after
+/// the last confirmation.
+async fn crediting_round(
+    store: &Store,
+    pool: &sqlx::AnyPool,
+    friends: &[(String, String)],
+) -> (f64, f64) {
+    let started = Instant::now();
+    confirm_all(store, friends).await;
+    let settling = Instant::now();
+    while store
+        .credit_due(lathe_site::now_ms())
+        .await
+        .expect("credits given")
+        .friends
+        > 0
+    {}
+    // And the worker's batch under way, if one is (on PostgreSQL it took some).
+    while sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM credits_due")
+        .fetch_one(pool)
+        .await
+        .expect("a count")
+        > 0
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    (
+        friends.len() as f64 / started.elapsed().as_secs_f64(),
+        settling.elapsed().as_secs_f64() * 1000.0,
+    )
 }
 
 /// The median of `figures`.
