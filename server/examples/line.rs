@@ -21,8 +21,8 @@
 //! With `--round K` after them, on a database it has filled before, it measures one more
 //! turn of each kind `make bench` compares with pgbench, between pgbench's own runs on
 //! the same cluster: `fullSignUpsPerSecond` (sign-ups with everything on for [`TURN`], as
-//! long as a pgbench run) and `creditingPerSecond` ([`SIGN_UPS`] sign-ups through a share
-//! link, not measured, then their crediting confirmations). Turn K's addresses, proofs
+//! long as a pgbench run) and `creditingPerSecond` (sign-ups through a share link, not
+//! measured, then their crediting confirmations for as long). Turn K's addresses, proofs
 //! and clients are its own, so each turn signs up people new to the database.
 //!
 //! ```sh
@@ -203,9 +203,9 @@ async fn one_more_round(store: &Store, location: &Location, entries: u64, round:
     let full = signed_up as f64 / started.elapsed().as_secs_f64();
     store.set_webhooks(false).await.expect("webhooks off");
 
-    // Friends of entries spread over the line.
+    // Friends of entries spread over the line, more than a turn confirms here.
     let run = format!("round{round}-");
-    let codes: Vec<Option<String>> = (0..SIGN_UPS)
+    let codes: Vec<Option<String>> = (0..4 * SIGN_UPS)
         .map(|n| {
             Some(format!(
                 "code{:08}",
@@ -217,7 +217,7 @@ async fn one_more_round(store: &Store, location: &Location, entries: u64, round:
     let friends = links(location, &run).await;
     let worker = tokio::spawn(lathe_site::waitlist::credits::run(store.clone()));
     let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
-    let (crediting, _) = crediting_round(store, &pool, friends, true).await;
+    let (crediting, _) = crediting_round(store, &pool, friends, Some(TURN)).await;
     pool.close().await;
     worker.abort();
     println!(
@@ -419,7 +419,7 @@ async fn confirmations(store: &Store, location: &Location) -> (f64, f64, f64) {
     let round = SIGN_UPS / ROUNDS;
     for (plain, friends) in plain.chunks(round).zip(friends.chunks(round)) {
         plain_rates.push(plain.len() as f64 / confirm_all(store, plain).await);
-        let (rate, settled) = crediting_round(store, &pool, friends.to_vec(), false).await;
+        let (rate, settled) = crediting_round(store, &pool, friends.to_vec(), None).await;
         crediting_rates.push(rate);
         settled_ms = settled_ms.max(settled);
     }
@@ -427,21 +427,25 @@ async fn confirmations(store: &Store, location: &Location) -> (f64, f64, f64) {
     (median(plain_rates), median(crediting_rates), settled_ms)
 }
 
-/// Confirms `friends` (each crediting its referrer, the server's worker running) until
-/// the last credit is given, [`AT_ONCE`] at a time (`in_tasks`: each of them in a task of
-/// its own; else driven as the bench of main before the line drives its confirmations):
-/// confirmations a second, and the ms the last credit took after the last confirmation.
+/// Confirms `friends` (each crediting its referrer, the server's worker running),
+/// [`AT_ONCE`] at a time, and waits until the last credit is given: all of them, driven as
+/// the bench of main before the line drives its confirmations; or, for a `turn`, those
+/// it has time for, each of the ten in a task of its own ([`in_tasks`]). Confirmations a
+/// second, and the ms the last credit took after the last confirmation.
 async fn crediting_round(
     store: &Store,
     pool: &sqlx::AnyPool,
     friends: Vec<(String, String)>,
-    in_tasks: bool,
+    turn: Option<std::time::Duration>,
 ) -> (f64, f64) {
     let started = Instant::now();
-    let count = friends.len();
-    if in_tasks {
+    let mut count = friends.len();
+    if let Some(turn) = turn {
         let store = store.clone();
-        self::in_tasks(friends.into_iter(), move |(id, nonce)| {
+        let friends = friends
+            .into_iter()
+            .take_while(move |_| started.elapsed() < turn);
+        count = in_tasks(friends, move |(id, nonce)| {
             let store = store.clone();
             async move {
                 store
