@@ -190,15 +190,20 @@ impl Running {
         .spawn()
         .unwrap();
         let stdout = server.stdout.take().unwrap();
-        let address = address_said("lathe-site", stdout, " on http://", Duration::from_secs(30));
-        let running = Self::Chroot {
+        // Held before the wait, so that a server that never says where it listens is
+        // stopped, its volume unmounted and the image too (a failed run had left both).
+        let mut running = Self::Chroot {
             image: image.to_owned(),
             root,
             data,
             server,
-            env: on_port(address.port()),
+            env: on_port(0),
             user: config.user.clone(),
         };
+        let address = address_said("lathe-site", stdout, " on http://", Duration::from_secs(30));
+        if let Self::Chroot { env, .. } = &mut running {
+            *env = on_port(address.port());
+        }
         (running, address)
     }
 
