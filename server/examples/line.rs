@@ -171,11 +171,9 @@ async fn make_line(store: &Store, location: &Location, entries: u64) {
     .execute(&pool)
     .await
     .expect("the stripes are filled");
-    pool.close().await;
     if location.url.starts_with("postgres") {
         // A million rows rewritten leave as many dead versions in the index until
         // autovacuum has been by (minutes on a live server): the line as it stands then.
-        let pool = sqlx::AnyPool::connect(&location.url).await.expect("a pool");
         sqlx::query("VACUUM ANALYZE")
             .execute(&pool)
             .await
@@ -186,8 +184,8 @@ async fn make_line(store: &Store, location: &Location, entries: u64) {
             .execute(&pool)
             .await
             .expect("checkpointed");
-        pool.close().await;
     }
+    pool.close().await;
 }
 
 /// Round `round` of `--round` (see the module's doc), on the line filled before: prints its
