@@ -18,6 +18,7 @@ mod outbox;
 pub mod queue;
 mod sign_ups;
 mod stats;
+mod together;
 mod waves;
 
 use std::sync::atomic::{AtomicBool, AtomicU32};
@@ -147,6 +148,8 @@ pub struct Store {
     credits_due: Arc<tokio::sync::Notify>,
     /// SQLite's writes waiting to be committed together (group.rs).
     group: Arc<group::Group>,
+    /// PostgreSQL's sign-ups waiting to be made together (together.rs).
+    together: Arc<together::Together>,
 }
 
 impl Store {
@@ -247,6 +250,7 @@ impl Store {
             places: Arc::new(AtomicU32::new(places)),
             credits_due: Arc::new(tokio::sync::Notify::new()),
             group: Arc::default(),
+            together: Arc::default(),
         })
     }
 

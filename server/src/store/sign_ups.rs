@@ -13,6 +13,8 @@
 //!   its own after the statement, its row locked first: within one statement the day's
 //!   emails are counted as they were when it began, and repeats of one address waiting
 //!   for its row together each counted the others' emails out.
+//!   Sign-ups that arrive together are made in one such statement, a row of values
+//!   each ([`Parts::together`]; together.rs says when).
 //! - **SQLite**: one transaction, as before, but its statements sent as one script: one
 //!   hop to the connection's thread where each statement was one (sqlx-sqlite runs a
 //!   connection on a thread of its own, and a profile of sign-ups showed that thread
@@ -29,12 +31,14 @@ use std::sync::Arc;
 
 use lathe_core::retention::MAILS_PER_DAY;
 use lathe_core::validation::email_key;
+use serde::Serialize;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::entries::{Allowance, NotStored, Proof, SignedUp, due_email};
 use super::events::{Event, body};
 use super::group::Write;
+use super::together::SignUp;
 use super::{Backend, Store, StoreError, allowances, outbox};
 use crate::domain::referral::{Ignored, is_disposable};
 use crate::domain::token::{random_code, random_id};
@@ -92,7 +96,6 @@ impl Store {
             Some(code) if !lathe_core::referral::is_code(code) => Err(Ignored::Malformed),
             Some(code) => Ok(code),
         };
-        let id = random_id();
         let parts = Parts {
             // On SQLite, taken above.
             allowance: postgres && allowance.is_some(),
@@ -106,38 +109,35 @@ impl Store {
                 Then::Nothing
             },
         };
-        let statement = if postgres {
-            parts.statement()
-        } else {
-            parts.script()
-        };
+        let values = Values::new(
+            self,
+            entry,
+            parts.then,
+            key.clone(),
+            code.ok(),
+            proof,
+            allowance.filter(|_| parts.allowance),
+        );
         let answer = if postgres {
-            self.bind(
-                &statement,
-                &parts,
-                entry,
-                &key,
-                &id,
-                code.ok(),
-                proof,
-                allowance,
-            )
-            .fetch_one(&self.pool)
-            .await?
+            // With the sign-ups that wait beside it, in one statement (together.rs).
+            let gcra = allowance
+                .filter(|_| parts.allowance)
+                .map(|a| allowances::gcra(a.per_minute));
+            self.together
+                .sign_up(
+                    &self.pool,
+                    SignUp {
+                        parts,
+                        values,
+                        gcra,
+                    },
+                )
+                .await?
         } else {
             // One script, in the transaction of its group (group.rs), undone if its proof
             // was spent already. Every row it answers is its last statement's (fetch_all
             // steps each statement to its end, so their errors are seen): one.
-            let write = script_write(Arc::new((
-                self.clone(),
-                statement,
-                parts,
-                entry.clone(),
-                key.clone(),
-                id,
-                code.ok().map(str::to_owned),
-                proof.map(|p| (p.signature.to_owned(), p.expires_at)),
-            )));
+            let write = script_write(Arc::new((parts.script(), parts, values)));
             let rows = self.group.write(&self.pool, write, proof_new).await?;
             let Some(answer) = rows.into_iter().next() else {
                 return Err(sqlx::Error::RowNotFound);
@@ -168,69 +168,6 @@ impl Store {
         Ok(Ok(SignedUp { queued, referral }))
     }
 
-    /// `statement` (of `parts`) with its parameters bound (see [`Parts`]).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "a sign-up's parts, each bound as a parameter"
-    )]
-    fn bind<'q>(
-        &self,
-        statement: &'q str,
-        parts: &Parts,
-        entry: &'q Entry,
-        key: &'q str,
-        id: &'q str,
-        code: Option<&'q str>,
-        proof: Option<Proof<'q>>,
-        allowance: Option<Allowance<'q>>,
-    ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-        let (interval, tolerance) = allowance.map_or((0, 0), |a| allowances::gcra(a.per_minute));
-        let (status, confirm_nonce) = if parts.then == Then::Email {
-            (Status::Pending, Some(random_id()))
-        } else {
-            (Status::Unconfirmed, None)
-        };
-        let query = sqlx::query(statement)
-            .bind(key)
-            .bind(&entry.email)
-            .bind(&entry.name)
-            .bind(&entry.company)
-            .bind(&entry.role)
-            .bind(entry.interest.as_str())
-            .bind(&entry.message)
-            .bind(&entry.privacy_notice)
-            .bind(entry.created_at)
-            .bind(id)
-            .bind(status.as_str())
-            .bind(confirm_nonce)
-            .bind(random_id())
-            .bind(Status::Confirmed.as_str())
-            .bind(Status::Invited.as_str())
-            .bind(random_code())
-            .bind(code)
-            .bind(self.mailbox_hash(&entry.email))
-            .bind(allowance.map(|a| self.client_key(a.client)))
-            .bind(allowance.map_or(0, |a| a.now_us))
-            .bind(interval)
-            .bind(tolerance)
-            .bind(proof.map(|p| p.signature))
-            .bind(proof.map(|p| p.expires_at))
-            .bind(!is_disposable(&entry.email));
-        match parts.then {
-            Then::Email => query
-                .bind(random_id())
-                .bind(Kind::Already.as_str())
-                .bind(Kind::Confirm.as_str())
-                .bind(entry.created_at - outbox::DAY_MS)
-                .bind(i64::from(MAILS_PER_DAY)),
-            Then::Event => query
-                .bind(format!("msg_{}", random_id()))
-                .bind(Event::Created.as_str())
-                .bind(body(Event::Created, id, None, &[], entry.created_at)),
-            Then::Nothing => query,
-        }
-    }
-
     /// Queues the email an address already on the list is due, its row locked first so
     /// that repeats of one address at once count each other's emails (PostgreSQL).
     async fn queue_for_repeat(&self, key: &str, now: i64) -> Result<Option<Kind>, sqlx::Error> {
@@ -250,40 +187,14 @@ impl Store {
     }
 }
 
-/// What SQLite's script of a sign-up binds, owned: the store, the script and its parts,
-/// the entry, its key and id, the referral code, the proof (signature, expiry).
-type Owned = (
-    Store,
-    String,
-    Parts,
-    Entry,
-    String,
-    String,
-    Option<String>,
-    Option<(String, i64)>,
-);
-
-/// SQLite's script of a sign-up as a write of its group (group.rs).
-fn script_write(owned: Arc<Owned>) -> Write {
+/// SQLite's script of a sign-up (its text, parts and values) as a write of its group
+/// (group.rs).
+fn script_write(owned: Arc<(String, Parts, Values)>) -> Write {
     Box::new(move |connection| {
         let owned = owned.clone();
         Box::pin(async move {
-            let (store, statement, parts, entry, key, id, code, proof) = &*owned;
-            let proof = proof.as_ref().map(|(signature, expires_at)| Proof {
-                signature,
-                expires_at: *expires_at,
-            });
-            store
-                .bind(
-                    statement,
-                    parts,
-                    entry,
-                    key,
-                    id,
-                    code.as_deref(),
-                    proof,
-                    None,
-                )
+            let (script, parts, values) = &*owned;
+            bind(script, parts, values, (0, 0))
                 .fetch_all(connection)
                 .await
         })
@@ -299,6 +210,149 @@ fn proof_new(rows: &[AnyRow]) -> bool {
     })
 }
 
+/// A sign-up's values, owned, its ids, nonces and codes drawn once: bound as its
+/// statement's parameters (see [`Parts`]), or one row of a statement that makes several
+/// sign-ups together (together.rs), which reads them by these names.
+#[derive(Clone, Debug, Serialize)]
+pub(super) struct Values {
+    /// The address's key (NFC, without case).
+    pub(super) key: String,
+    email: String,
+    name: String,
+    company: String,
+    role: String,
+    interest: &'static str,
+    message: String,
+    privacy_notice: String,
+    created_at: i64,
+    /// The new entry's id.
+    id: String,
+    /// Pending when the server confirms addresses, else unconfirmed.
+    status: &'static str,
+    confirm_nonce: Option<String>,
+    manage_nonce: String,
+    /// The new entry's own referral code.
+    referral_code: String,
+    /// The code it came with, if one of a code's shape is to be looked up.
+    code: Option<String>,
+    mailbox_hash: String,
+    /// The client's keyed hash, if its allowance is taken (PostgreSQL).
+    pub(super) client: Option<String>,
+    /// Now, µs since the Unix epoch, for the allowance (0 without one).
+    now_us: i64,
+    /// The proof's signature and expiry, if one is spent.
+    pub(super) signature: Option<String>,
+    expires_at: Option<i64>,
+    /// Whether the friend's domain may earn its referrer a credit (not disposable).
+    may_credit: bool,
+    /// The id of the new entry's email, or of its `entry.created` event.
+    then_id: Option<String>,
+    /// The event's body.
+    body: Option<String>,
+}
+
+impl Values {
+    fn new(
+        store: &Store,
+        entry: &Entry,
+        then: Then,
+        key: String,
+        code: Option<&str>,
+        proof: Option<Proof<'_>>,
+        allowance: Option<Allowance<'_>>,
+    ) -> Self {
+        let id = random_id();
+        let (status, confirm_nonce) = if then == Then::Email {
+            (Status::Pending, Some(random_id()))
+        } else {
+            (Status::Unconfirmed, None)
+        };
+        let (then_id, body) = match then {
+            Then::Email => (Some(random_id()), None),
+            Then::Event => (
+                Some(format!("msg_{}", random_id())),
+                Some(body(Event::Created, &id, None, &[], entry.created_at)),
+            ),
+            Then::Nothing => (None, None),
+        };
+        Self {
+            key,
+            email: entry.email.clone(),
+            name: entry.name.clone(),
+            company: entry.company.clone(),
+            role: entry.role.clone(),
+            interest: entry.interest.as_str(),
+            message: entry.message.clone(),
+            privacy_notice: entry.privacy_notice.clone(),
+            created_at: entry.created_at,
+            id,
+            status: status.as_str(),
+            confirm_nonce,
+            manage_nonce: random_id(),
+            referral_code: random_code(),
+            code: code.map(str::to_owned),
+            mailbox_hash: store.mailbox_hash(&entry.email),
+            client: allowance.map(|a| store.client_key(a.client)),
+            now_us: allowance.map_or(0, |a| a.now_us),
+            signature: proof.map(|p| p.signature.to_owned()),
+            expires_at: proof.map(|p| p.expires_at),
+            may_credit: !is_disposable(&entry.email),
+            then_id,
+            body,
+        }
+    }
+}
+
+/// `statement` (of `parts`) with `values` bound (see [`Parts`]), the allowance's interval
+/// and tolerance (µs) as `gcra`.
+pub(super) fn bind<'q>(
+    statement: &'q str,
+    parts: &Parts,
+    values: &'q Values,
+    (interval, tolerance): (i64, i64),
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    let v = values;
+    let query = sqlx::query(statement)
+        .bind(&v.key)
+        .bind(&v.email)
+        .bind(&v.name)
+        .bind(&v.company)
+        .bind(&v.role)
+        .bind(v.interest)
+        .bind(&v.message)
+        .bind(&v.privacy_notice)
+        .bind(v.created_at)
+        .bind(&v.id)
+        .bind(v.status)
+        .bind(&v.confirm_nonce)
+        .bind(&v.manage_nonce)
+        .bind(Status::Confirmed.as_str())
+        .bind(Status::Invited.as_str())
+        .bind(&v.referral_code)
+        .bind(&v.code)
+        .bind(&v.mailbox_hash)
+        .bind(&v.client)
+        .bind(v.now_us)
+        .bind(interval)
+        .bind(tolerance)
+        .bind(&v.signature)
+        .bind(v.expires_at)
+        .bind(v.may_credit);
+    match parts.then {
+        Then::Email => query
+            .bind(&v.then_id)
+            .bind(Kind::Already.as_str())
+            .bind(Kind::Confirm.as_str())
+            .bind(v.created_at - outbox::DAY_MS)
+            .bind(i64::from(MAILS_PER_DAY)),
+        Then::Event => query
+            .bind(&v.then_id)
+            .bind(Event::Created.as_str())
+            .bind(&v.body),
+        Then::Nothing => query,
+    }
+}
+
 /// The kind of email the answer says was queued, if one was.
 fn queued(answer: &AnyRow) -> Result<Option<Kind>, sqlx::Error> {
     Ok(answer
@@ -310,6 +364,11 @@ fn queued(answer: &AnyRow) -> Result<Option<Kind>, sqlx::Error> {
 /// `$16` to `$18` in the columns' order), and what an address already there does instead
 /// (`$14`, `$15`: the confirmed statuses).
 fn insert(source: &str) -> String {
+    insert_with(source, "$14", "$15")
+}
+
+/// [`insert`], the confirmed statuses bound as `confirmed` and `invited`.
+fn insert_with(source: &str, confirmed: &str, invited: &str) -> String {
     format!(
         "INSERT INTO waitlist (email_key, email, name, company, role, interest, message,
              privacy_notice, created_at, last_interaction_at, id, status, confirm_nonce,
@@ -318,7 +377,7 @@ fn insert(source: &str) -> String {
              repeats = waitlist.repeats + 1, last_repeat_at = excluded.created_at,
              id = COALESCE(waitlist.id, excluded.id),
              manage_nonce = COALESCE(waitlist.manage_nonce, excluded.manage_nonce),
-             confirm_nonce = CASE WHEN waitlist.status IN ($14, $15) THEN NULL
+             confirm_nonce = CASE WHEN waitlist.status IN ({confirmed}, {invited}) THEN NULL
                  ELSE COALESCE(waitlist.confirm_nonce, excluded.confirm_nonce) END"
     )
 }
@@ -329,7 +388,7 @@ fn insert(source: &str) -> String {
 const REFERRER: &str = "SELECT id, mailbox_hash FROM waitlist WHERE referral_code = $17";
 
 /// Which parts a sign-up's statement has.
-struct Parts {
+pub(super) struct Parts {
     /// The client's allowance is taken (PostgreSQL).
     allowance: bool,
     /// A proof of work is spent.
@@ -337,12 +396,12 @@ struct Parts {
     /// A referral code of a code's shape is looked up.
     referral: bool,
     /// What a new entry brings.
-    then: Then,
+    pub(super) then: Then,
 }
 
 /// What a new entry brings besides its row.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Then {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Then {
     /// Its email (the server confirms addresses).
     Email,
     /// Its `entry.created` event (no confirmation; a webhook receiver).
@@ -397,7 +456,7 @@ impl Parts {
     }
 
     /// PostgreSQL's one statement.
-    fn statement(&self) -> String {
+    pub(super) fn statement(&self) -> String {
         let mut with = Vec::new();
         let mut gate = Vec::new();
         if self.referral {
@@ -488,6 +547,105 @@ impl Parts {
         )
     }
 
+    /// PostgreSQL's one statement for several sign-ups at once, each with parts as
+    /// [`Parts::statement`]'s and a new entry bringing `then`: `$1` their [`Values`] as a
+    /// JSON array, each numbered (`n`); `$2` and `$3` the allowance's interval and
+    /// tolerance (the same for all: a client's allowance is taken where its `client` is
+    /// given); `$4` and `$5` the confirmed statuses; then the email's (`$6` and `$7` its
+    /// kinds, `$8` the emails a day, `$9` a day in ms) or the event's type (`$6`). A part
+    /// a sign-up has not (no code, no proof, no allowance) is null in its values. One row
+    /// for each, its `n` with the columns [`Parts::statement`] answers. The sign-ups are of
+    /// distinct addresses, clients and proofs (together.rs): each row is written once.
+    pub(super) fn together(then: Then) -> String {
+        let mut with = vec![
+            "input AS (SELECT * FROM json_to_recordset($1::json) AS i(n BIGINT, key TEXT,
+                 email TEXT, name TEXT, company TEXT, role TEXT, interest TEXT, message TEXT,
+                 privacy_notice TEXT, created_at BIGINT, id TEXT, status TEXT,
+                 confirm_nonce TEXT, manage_nonce TEXT, referral_code TEXT, code TEXT,
+                 mailbox_hash TEXT, client TEXT, now_us BIGINT, signature TEXT,
+                 expires_at BIGINT, may_credit BOOLEAN, then_id TEXT, body TEXT))"
+                .to_owned(),
+            "referrer AS (SELECT i.n, w.id, w.mailbox_hash
+                 FROM input AS i JOIN waitlist AS w ON w.referral_code = i.code)"
+                .to_owned(),
+            // now = excluded.tat_us - $2, as the single statement's $20.
+            "allowed AS (INSERT INTO allowances (client, tat_us)
+                 SELECT client, now_us + $2 FROM input WHERE client IS NOT NULL
+                 ON CONFLICT (client) DO UPDATE
+                 SET tat_us = GREATEST(allowances.tat_us, excluded.tat_us - $2) + $2
+                 WHERE GREATEST(allowances.tat_us, excluded.tat_us - $2)
+                     - (excluded.tat_us - $2) <= $3
+                 RETURNING client)"
+                .to_owned(),
+            "spent AS (INSERT INTO proofs (signature, expires_at)
+                 SELECT signature, expires_at FROM input
+                 WHERE signature IS NOT NULL
+                     AND (client IS NULL OR client IN (SELECT client FROM allowed))
+                 ON CONFLICT (signature) DO NOTHING RETURNING signature)"
+                .to_owned(),
+            format!(
+                "stored AS ({} RETURNING email_key, status, id, repeats)",
+                insert_with(
+                    "SELECT i.key, i.email, i.name, i.company, i.role, i.interest, i.message,
+                         i.privacy_notice, i.created_at, i.created_at, i.id, i.status,
+                         i.confirm_nonce, i.manage_nonce, i.referral_code,
+                         (SELECT r.id FROM referrer AS r WHERE r.n = i.n
+                             AND r.mailbox_hash IS DISTINCT FROM i.mailbox_hash
+                             AND i.may_credit),
+                         i.mailbox_hash
+                     FROM input AS i
+                     WHERE (i.client IS NULL OR i.client IN (SELECT client FROM allowed))
+                         AND (i.signature IS NULL
+                             OR i.signature IN (SELECT signature FROM spent))",
+                    "$4",
+                    "$5",
+                )
+            ),
+        ];
+        match then {
+            Then::Email => with.push(
+                "queued AS (INSERT INTO outbox (id, email_key, kind, created_at, next_attempt_at)
+                     SELECT i.then_id, s.email_key,
+                         CASE WHEN s.status IN ($4, $5) THEN $6 ELSE $7 END,
+                         i.created_at, i.created_at
+                     FROM stored AS s JOIN input AS i ON i.key = s.email_key
+                     WHERE s.repeats = 0
+                         AND (SELECT COUNT(*) FROM (SELECT 1 FROM outbox
+                             WHERE email_key = s.email_key AND created_at > i.created_at - $9
+                             LIMIT $8) AS day) < $8
+                     RETURNING email_key, kind)"
+                    .to_owned(),
+            ),
+            Then::Event => with.push(
+                "event AS (INSERT INTO webhooks (id, type, entry_id, payload, created_at, next_attempt_at)
+                     SELECT i.then_id, $6, s.id, i.body, i.created_at, i.created_at
+                     FROM stored AS s JOIN input AS i ON i.key = s.email_key
+                     WHERE s.repeats = 0)"
+                    .to_owned(),
+            ),
+            Then::Nothing => {}
+        }
+        let (queued, join) = if then == Then::Email {
+            ("q.kind", "LEFT JOIN queued AS q ON q.email_key = i.key")
+        } else {
+            ("CAST(NULL AS TEXT)", "")
+        };
+        format!(
+            "WITH {} SELECT i.n,
+                 CAST(CASE WHEN s.email_key IS NOT NULL OR i.client IS NULL
+                     OR i.client IN (SELECT client FROM allowed) THEN 1 ELSE 0 END AS BIGINT)
+                     AS allowed,
+                 CAST(CASE WHEN s.email_key IS NOT NULL OR i.signature IS NULL
+                     OR i.signature IN (SELECT signature FROM spent) THEN 1 ELSE 0 END AS BIGINT)
+                     AS spent,
+                 (SELECT CAST(CASE WHEN r.mailbox_hash IS NOT DISTINCT FROM i.mailbox_hash
+                     THEN 1 ELSE 0 END AS BIGINT) FROM referrer AS r WHERE r.n = i.n) AS own,
+                 {queued} AS queued, s.repeats
+             FROM input AS i LEFT JOIN stored AS s ON s.email_key = i.key {join}",
+            with.join(", ")
+        )
+    }
+
     /// SQLite's script, run in a transaction: the row, its email or event, the proof last
     /// so that the answer's `changes()` is its INSERT's (the rows it inserted: 0 if the
     /// proof was spent already, and the transaction is rolled back).
@@ -533,4 +691,41 @@ impl Parts {
         ));
         script.join(";\n")
     }
+}
+
+/// [`Parts::together`]'s statement for `sign_ups` (each with a new entry bringing
+/// `then`, its allowance's interval and tolerance `gcra`, or none), their values bound.
+pub(super) fn bind_together<'q>(
+    statement: &'q str,
+    then: Then,
+    sign_ups: &[&Values],
+    (interval, tolerance): (i64, i64),
+) -> Result<sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>, serde_json::Error> {
+    /// A sign-up's values, numbered: its row of the answer says `n`.
+    #[derive(Serialize)]
+    struct Numbered<'a> {
+        n: usize,
+        #[serde(flatten)]
+        values: &'a Values,
+    }
+    let rows: Vec<Numbered<'_>> = sign_ups
+        .iter()
+        .enumerate()
+        .map(|(n, values)| Numbered { n, values })
+        .collect();
+    let query = sqlx::query(statement)
+        .bind(serde_json::to_string(&rows)?)
+        .bind(interval)
+        .bind(tolerance)
+        .bind(Status::Confirmed.as_str())
+        .bind(Status::Invited.as_str());
+    Ok(match then {
+        Then::Email => query
+            .bind(Kind::Already.as_str())
+            .bind(Kind::Confirm.as_str())
+            .bind(i64::from(MAILS_PER_DAY))
+            .bind(outbox::DAY_MS),
+        Then::Event => query.bind(Event::Created.as_str()),
+        Then::Nothing => query,
+    })
 }

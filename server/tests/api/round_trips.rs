@@ -6,8 +6,10 @@
 
 use std::num::NonZeroU32;
 
-use lathe_site::domain::ErasedBy;
-use lathe_site::store::{Allowance, Confirmed, Proof, Store};
+use futures_util::future::join_all;
+use lathe_site::domain::referral::Ignored;
+use lathe_site::domain::{Entry, ErasedBy};
+use lathe_site::store::{Allowance, Confirmed, NotStored, Proof, SignedUp, Store};
 use lathe_site_testkit::Postgres;
 
 use crate::helpers::{entry, links, run};
@@ -101,5 +103,216 @@ fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each(
         );
         let (statements, _) = postgres.statements_since(offset);
         assert_eq!(statements.len(), 1, "an erasure: {statements:#?}");
+    });
+}
+
+/// Sign-up number `n` of the test of sign-ups made together: its
+/// address, proof and client.
+fn at_once(n: usize) -> (String, String, String) {
+    let email = match n {
+        27..30 => "same@example.com".to_owned(),
+        _ => format!("p{n:02}@example.com"),
+    };
+    let signature = match n {
+        10..20 => "shared".to_owned(),
+        _ => format!("own{n}"),
+    };
+    let client = match n {
+        20..27 => "192.0.2.99".to_owned(),
+        _ => format!("198.51.100.{n}"),
+    };
+    (email, signature, client)
+}
+
+/// The 30 sign-ups of [`at_once`], at once, each through `code`: their answers.
+async fn sign_up_at_once(store: &Store, code: &str) -> Vec<Result<SignedUp, NotStored>> {
+    let now = lathe_site::now_ms();
+    let sign_ups: Vec<(Entry, String, String)> = (0..30)
+        .map(|n| {
+            let (email, signature, client) = at_once(n);
+            (entry(&email), signature, client)
+        })
+        .collect();
+    let answers = join_all(sign_ups.iter().map(|(entry, signature, client)| {
+        store.sign_up(
+            entry,
+            true,
+            Some(Proof {
+                signature,
+                expires_at: now + 60_000,
+            }),
+            Some(code),
+            Some(Allowance {
+                client,
+                per_minute: NonZeroU32::new(5).unwrap(),
+                now_us: lathe_site::now_us(),
+            }),
+        )
+    }))
+    .await;
+    answers.into_iter().map(Result::unwrap).collect()
+}
+
+#[test]
+fn on_postgresql_sign_ups_at_once_are_made_together_each_answered_as_alone() {
+    let postgres = Postgres::start_logging_statements();
+    run(async {
+        let store = Store::open(&postgres.location).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&postgres.location.url)
+            .await
+            .unwrap();
+        store
+            .sign_up(&entry("ada@example.com"), true, None, None, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let ada = links(&pool, "ada@example.com").await;
+
+        // 30 sign-ups at once with everything on, each through Ada's code: 10 each with a
+        // proof and a client of its own; 10 sharing one proof (it pays for one); 7 from
+        // one client (its allowance of 5 a minute lets 5 through); 3 of one address (one
+        // entry, two repeats).
+        let (_, offset) = postgres.statements_since(0);
+        let answers = sign_up_at_once(&store, &ada.referral_code).await;
+        let (statements, _) = postgres.statements_since(offset);
+
+        let count =
+            |f: fn(&Result<SignedUp, NotStored>) -> bool| answers.iter().filter(|a| f(a)).count();
+        assert_eq!(
+            count(|a| matches!(a, Err(NotStored::ProofUsed))),
+            9,
+            "{answers:?}"
+        );
+        assert_eq!(
+            count(|a| matches!(a, Err(NotStored::TooMany(_)))),
+            2,
+            "{answers:?}"
+        );
+        assert_eq!(count(Result::is_ok), 19, "{answers:?}");
+        // Made together: fewer statements than sign-ups (the repeats' emails are each a
+        // transaction of their own: BEGIN, the row, the count, the email, COMMIT).
+        let sign_up_statements = statements
+            .iter()
+            .filter(|s| s.contains("INSERT INTO waitlist"))
+            .count();
+        assert!(
+            sign_up_statements < 20,
+            "{sign_up_statements} statements: {statements:#?}"
+        );
+        let stored: Vec<(String, i64, Option<String>)> = sqlx::query_as(
+            "SELECT email, repeats, referred_by FROM waitlist WHERE email <> 'ada@example.com'
+             ORDER BY email",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        assert_eq!(stored.len(), 17, "{stored:?}");
+        for (n, answer) in answers.iter().enumerate() {
+            let (email, ..) = at_once(n);
+            let row = stored.iter().find(|(e, ..)| *e == email);
+            assert_eq!(
+                row.is_some(),
+                answer.is_ok() || email == "same@example.com",
+                "{email}: {answer:?}"
+            );
+            if let Ok(signed_up) = answer
+                && email != "same@example.com"
+            {
+                assert_eq!(signed_up.referral, Some(Ok(())), "{email}");
+            }
+        }
+        // Of one address's three, the first stored (whichever it was) brings the referral;
+        // the other two are its repeats.
+        let mut same: Vec<_> = answers[27..]
+            .iter()
+            .map(|a| a.as_ref().unwrap().referral)
+            .collect();
+        same.sort_by_key(|r| r.is_some_and(|r| r.is_err()));
+        assert_eq!(
+            same,
+            [
+                Some(Ok(())),
+                Some(Err(Ignored::Repeat)),
+                Some(Err(Ignored::Repeat))
+            ]
+        );
+        let same = stored
+            .iter()
+            .find(|(e, ..)| e == "same@example.com")
+            .unwrap();
+        assert_eq!(same.1, 2, "one entry, its two repeats counted");
+        assert!(
+            stored
+                .iter()
+                .all(|(_, _, by)| by.as_deref() == Some(ada.id.as_str())),
+            "{stored:?}"
+        );
+        // A new entry's confirmation email, once each.
+        let emails: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM outbox WHERE kind = 'confirm' AND email_key LIKE 'p%'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert_eq!(emails, 16);
+        pool.close().await;
+        store.close().await;
+    });
+}
+
+#[test]
+fn on_postgresql_a_sign_up_that_fails_leaves_those_made_with_it_stored() {
+    let postgres = Postgres::start();
+    run(async {
+        let store = Store::open(&postgres.location).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&postgres.location.url)
+            .await
+            .unwrap();
+        // A database that refuses one address: its sign-up fails, wherever it falls.
+        for statement in [
+            "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN
+                 IF NEW.email = 'refused@example.com' THEN RAISE EXCEPTION 'refused here'; END IF;
+                 RETURN NEW; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER refuse BEFORE INSERT ON waitlist FOR EACH ROW EXECUTE FUNCTION refuse()",
+        ] {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+        let emails: Vec<String> = (0..20)
+            .map(|n| {
+                if n == 7 {
+                    "refused@example.com".to_owned()
+                } else {
+                    format!("k{n:02}@example.com")
+                }
+            })
+            .collect();
+        let entries: Vec<Entry> = emails.iter().map(|email| entry(email)).collect();
+        let answers = join_all(
+            entries
+                .iter()
+                .map(|entry| store.sign_up(entry, true, None, None, None)),
+        )
+        .await;
+        for (email, answer) in emails.iter().zip(&answers) {
+            if email == "refused@example.com" {
+                let error = answer.as_ref().unwrap_err().to_string();
+                assert!(error.contains("refused here"), "{error}");
+            } else {
+                assert!(matches!(answer, Ok(Ok(_))), "{email}: {answer:?}");
+            }
+        }
+        let kept: Vec<String> = sqlx::query_scalar("SELECT email FROM waitlist ORDER BY email")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        assert_eq!(kept.len(), 19, "{kept:?}");
+        assert!(!kept.contains(&"refused@example.com".to_owned()));
+        let emails: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outbox")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert_eq!(emails, 19, "each stored entry's email, once");
+        pool.close().await;
+        store.close().await;
     });
 }
