@@ -7,7 +7,7 @@ use lathe_site::domain::Entry;
 use lathe_site::store::{Confirmed, Location, NotStored, Proof, Store};
 use lathe_site_testkit::sqlite;
 
-use crate::helpers::{entry, run};
+use crate::helpers::{entry, run, sign_up_twenty_one_refused};
 
 /// The addresses stored, sorted.
 async fn stored(location: &Location) -> Vec<String> {
@@ -125,30 +125,7 @@ fn a_write_that_fails_leaves_the_others_of_its_group_stored() {
         .await
         .unwrap();
         pool.close().await;
-        let emails: Vec<String> = (0..20)
-            .map(|n| {
-                if n == 7 {
-                    "refused@example.com".to_owned()
-                } else {
-                    format!("k{n:02}@example.com")
-                }
-            })
-            .collect();
-        let entries: Vec<Entry> = emails.iter().map(|email| entry(email)).collect();
-        let answers = join_all(
-            entries
-                .iter()
-                .map(|entry| store.sign_up(entry, true, None, None, None)),
-        )
-        .await;
-        for (email, answer) in emails.iter().zip(&answers) {
-            if email == "refused@example.com" {
-                let error = answer.as_ref().unwrap_err().to_string();
-                assert!(error.contains("refused here"), "{error}");
-            } else {
-                assert!(matches!(answer, Ok(Ok(_))), "{email}: {answer:?}");
-            }
-        }
+        sign_up_twenty_one_refused(&store).await;
         let kept = stored(&location).await;
         assert_eq!(kept.len(), 19, "{kept:?}");
         assert!(!kept.contains(&"refused@example.com".to_owned()));

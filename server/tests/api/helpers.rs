@@ -323,3 +323,33 @@ pub fn entry(email: &str) -> Entry {
     };
     Entry::new(values, "v1".into(), lathe_site::now_ms())
 }
+
+/// Twenty sign-ups at once through `store`, one of them of `refused@example.com`, an
+/// address its database refuses ("refused here", by a trigger the test made): that one
+/// fails, the others are each stored.
+pub async fn sign_up_twenty_one_refused(store: &Store) {
+    let emails: Vec<String> = (0..20)
+        .map(|n| {
+            if n == 7 {
+                "refused@example.com".to_owned()
+            } else {
+                format!("k{n:02}@example.com")
+            }
+        })
+        .collect();
+    let entries: Vec<Entry> = emails.iter().map(|email| entry(email)).collect();
+    let answers = futures_util::future::join_all(
+        entries
+            .iter()
+            .map(|entry| store.sign_up(entry, true, None, None, None)),
+    )
+    .await;
+    for (email, answer) in emails.iter().zip(&answers) {
+        if email == "refused@example.com" {
+            let error = answer.as_ref().unwrap_err().to_string();
+            assert!(error.contains("refused here"), "{error}");
+        } else {
+            assert!(matches!(answer, Ok(Ok(_))), "{email}: {answer:?}");
+        }
+    }
+}

@@ -12,7 +12,7 @@ use lathe_site::domain::{Entry, ErasedBy};
 use lathe_site::store::{Allowance, Confirmed, NotStored, Proof, SignedUp, Store};
 use lathe_site_testkit::Postgres;
 
-use crate::helpers::{entry, links, run};
+use crate::helpers::{entry, links, run, sign_up_twenty_one_refused};
 
 #[test]
 fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each() {
@@ -277,30 +277,7 @@ fn on_postgresql_a_sign_up_that_fails_leaves_those_made_with_it_stored() {
         ] {
             sqlx::query(statement).execute(&pool).await.unwrap();
         }
-        let emails: Vec<String> = (0..20)
-            .map(|n| {
-                if n == 7 {
-                    "refused@example.com".to_owned()
-                } else {
-                    format!("k{n:02}@example.com")
-                }
-            })
-            .collect();
-        let entries: Vec<Entry> = emails.iter().map(|email| entry(email)).collect();
-        let answers = join_all(
-            entries
-                .iter()
-                .map(|entry| store.sign_up(entry, true, None, None, None)),
-        )
-        .await;
-        for (email, answer) in emails.iter().zip(&answers) {
-            if email == "refused@example.com" {
-                let error = answer.as_ref().unwrap_err().to_string();
-                assert!(error.contains("refused here"), "{error}");
-            } else {
-                assert!(matches!(answer, Ok(Ok(_))), "{email}: {answer:?}");
-            }
-        }
+        sign_up_twenty_one_refused(&store).await;
         let kept: Vec<String> = sqlx::query_scalar("SELECT email FROM waitlist ORDER BY email")
             .fetch_all(&pool)
             .await
