@@ -6,7 +6,8 @@
 //! BEGIN, the row, the event, the credit, the count, COMMIT.
 //!
 //! - **PostgreSQL**: one statement in autocommit, with data-modifying CTEs (`confirmed`,
-//!   `numbered`, `due`, `counted`, `event`).
+//!   `numbered`, `due`, `counted`, `event`). Confirmations that arrive together are made
+//!   in one such statement, a row of values each ([`together`]; together.rs says when).
 //! - **SQLite**: one transaction, its statements sent as one script; the UPDATE answers
 //!   the row it confirmed, and with none (a used link) the transaction is rolled back.
 //!
@@ -16,10 +17,13 @@
 
 use std::sync::Arc;
 
-use sqlx::Row;
+use serde::Serialize;
+use sqlx::any::AnyRow;
+use sqlx::{AnyPool, Row};
 
 use super::events::{Event, body};
 use super::group::{Keep, Write};
+use super::together::Batched;
 use super::{Backend, Store, StoreError, line};
 use crate::domain::Status;
 use crate::domain::token::random_id;
@@ -76,13 +80,7 @@ impl Store {
         nonce: &str,
         now: i64,
     ) -> Result<Option<bool>, sqlx::Error> {
-        let postgres = self.backend() == Backend::Postgres;
         let told = self.webhooks_on();
-        let statement = if postgres {
-            statement(told)
-        } else {
-            script(told)
-        };
         // The event, if told: its id and body.
         let event = told.then(|| {
             let [name, email, interest] = PERSON;
@@ -103,13 +101,16 @@ impl Store {
             stripe: line::random_stripe(),
             event,
         };
-        let rows = if postgres {
-            bound.query(&statement).fetch_all(&self.pool).await?
+        let row = if self.backend() == Backend::Postgres {
+            // With the confirmations that wait beside it, in one statement (together.rs).
+            self.confirmations_together
+                .make(&self.pool, Confirmation(bound))
+                .await?
         } else {
             // One script, in the transaction of its group (group.rs), undone if it
             // confirmed no row: the UPDATE's row, if it did (fetch_all steps every
             // statement to its end, so their errors are seen).
-            let owned = Arc::new((statement, bound));
+            let owned = Arc::new((script(told), bound));
             let write: Write = Box::new(move |connection| {
                 let owned = owned.clone();
                 Box::pin(async move {
@@ -118,9 +119,10 @@ impl Store {
                 })
             });
             let confirmed: Keep = |rows| !rows.is_empty();
-            self.group.write(&self.pool, write, confirmed).await?
+            let rows = self.group.write(&self.pool, write, confirmed).await?;
+            rows.into_iter().next()
         };
-        let Some(row) = rows.first() else {
+        let Some(row) = row else {
             return Ok(None);
         };
         let referrer: Option<String> = row.try_get("referred_by")?;
@@ -159,11 +161,74 @@ impl Bound {
                 .bind(event_id.as_str())
                 .bind(Event::Confirmed.as_str())
                 .bind(body.as_str());
-            for mark in PERSON {
-                query = query.bind(serde_json::Value::from(mark).to_string());
-            }
+            query = bind_marks(query);
         }
         query
+    }
+}
+
+/// `query` with the stand-ins for the person bound next, as JSON text.
+fn bind_marks<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for mark in PERSON {
+        query = query.bind(serde_json::Value::from(mark).to_string());
+    }
+    query
+}
+
+/// A confirmation to make on PostgreSQL, alone or with others ([`together`]).
+pub(super) struct Confirmation(Bound);
+
+impl Batched for Confirmation {
+    fn goes_with(&self, first: &Self) -> bool {
+        self.0.event.is_some() == first.0.event.is_some() && self.0.places == first.0.places
+    }
+
+    fn marks(&self) -> Vec<(&'static str, String)> {
+        vec![("entry", self.0.id.clone())]
+    }
+
+    async fn together(pool: &AnyPool, group: &[&Self]) -> Result<Vec<AnyRow>, sqlx::Error> {
+        /// A confirmation's values, numbered: its row of the answer says `n`.
+        #[derive(Serialize)]
+        struct Numbered<'a> {
+            n: usize,
+            id: &'a str,
+            nonce: &'a str,
+            now: i64,
+            event_id: Option<&'a str>,
+            body: Option<&'a str>,
+        }
+        let rows: Vec<Numbered<'_>> = group
+            .iter()
+            .enumerate()
+            .map(|(n, Confirmation(bound))| Numbered {
+                n,
+                id: &bound.id,
+                nonce: &bound.nonce,
+                now: bound.now,
+                event_id: bound.event.as_ref().map(|(id, _)| id.as_str()),
+                body: bound.event.as_ref().map(|(_, body)| body.as_str()),
+            })
+            .collect();
+        let first = &group[0].0;
+        let told = first.event.is_some();
+        let statement = together(told);
+        let mut query = sqlx::query(&statement)
+            .bind(serde_json::to_string(&rows).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+            .bind(Status::Confirmed.as_str())
+            .bind(first.places)
+            .bind(first.stripe);
+        if told {
+            query = bind_marks(query.bind(Event::Confirmed.as_str()));
+        }
+        query.fetch_all(pool).await
+    }
+
+    async fn alone(&self, pool: &AnyPool) -> Result<Option<AnyRow>, sqlx::Error> {
+        let statement = statement(self.0.event.is_some());
+        self.0.query(&statement).fetch_optional(pool).await
     }
 }
 
@@ -179,29 +244,35 @@ fn confirm_row(returning: &str) -> String {
 }
 
 /// Its standing numbered, from the rows of `from` (their `id` and the next number, `n`),
-/// keyed with the credits it earned before (`$5` the places a credit is worth): it stands
-/// in the line.
-fn number_row(from: &str) -> String {
+/// keyed with the credits it earned before (`places`, the parameter of the places a
+/// credit is worth): it stands in the line.
+fn number_row(from: &str, places: &str) -> String {
     format!(
         "INSERT INTO standings (id, line_number, line_key)
          SELECT id, n, n FROM {from} WHERE true
          ON CONFLICT (id) DO UPDATE SET line_number = excluded.line_number,
-             line_key = excluded.line_number - $5 * standings.credits"
+             line_key = excluded.line_number - {places} * standings.credits"
     )
 }
 
-/// The event's payload: its body (`$9`) with the stand-ins (`$10` to `$12`) replaced by
-/// the row's values; `as_json` says a value as JSON text in this database, `{}` standing
-/// for the column.
-fn payload(as_json: &str) -> String {
+/// The event's payload: its `body` with the stand-ins (parameters `marks` to `marks + 2`)
+/// replaced by the row's values; `as_json` says a value as JSON text in this database,
+/// `{}` standing for the column.
+fn payload(as_json: &str, body: &str, marks: usize) -> String {
     let json = |column: &str| as_json.replace("{}", column);
     format!(
-        "REPLACE(REPLACE(REPLACE($9, $10, {}), $11, {}), $12, {})",
+        "REPLACE(REPLACE(REPLACE({body}, ${}, {}), ${}, {}), ${}, {})",
+        marks,
         json("name"),
+        marks + 1,
         json("email"),
+        marks + 2,
         json("interest")
     )
 }
+
+/// A value as JSON text in PostgreSQL, `{}` standing for the column.
+const TO_JSON: &str = "CAST(TO_JSON({}) AS TEXT)";
 
 /// PostgreSQL's one statement; `told` with the event (`$7` its id, `$8` its type).
 fn statement(told: bool) -> String {
@@ -210,7 +281,7 @@ fn statement(told: bool) -> String {
             ", event AS (INSERT INTO webhooks
                  (id, type, entry_id, payload, created_at, next_attempt_at)
              SELECT $7, $8, $3, {}, $2, $2 FROM confirmed)",
-            payload("CAST(TO_JSON({}) AS TEXT)")
+            payload(TO_JSON, "$9", 10)
         )
     } else {
         String::new()
@@ -227,10 +298,65 @@ fn statement(told: bool) -> String {
              ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + 1){event}
          SELECT referred_by FROM confirmed",
         row = confirm_row("id, name, email, interest, email_key, referred_by"),
-        numbered = number_row(&format!(
-            "(SELECT id, {} AS n FROM confirmed) AS next",
-            line::next_number(Backend::Postgres)
-        )) + " RETURNING line_key",
+        numbered = number_row(
+            &format!(
+                "(SELECT id, {} AS n FROM confirmed) AS next",
+                line::next_number(Backend::Postgres)
+            ),
+            "$5"
+        ) + " RETURNING line_key",
+        bucket = line::bucket_sql("line_key"),
+    )
+}
+
+/// PostgreSQL's one statement for several confirmations at once, as [`statement`]'s for
+/// each: `$1` their values as a JSON array, each numbered (`n`: the answer's rows say
+/// whose they are); `$2` the confirmed status, `$3` the places a credit is worth, `$4`
+/// the stripe counted; `told`, with the events (`$5` their type, `$6` to `$8` the
+/// stand-ins). The entries are distinct (together.rs). Their numbers are given in the
+/// order they arrived; their standings are written in the order of their ids, as the
+/// credit worker moves referrers (credits.rs), and each bucket's count once, in ascending
+/// order, after them (`line::Counts`).
+fn together(told: bool) -> String {
+    let event = if told {
+        format!(
+            ", event AS (INSERT INTO webhooks
+                 (id, type, entry_id, payload, created_at, next_attempt_at)
+             SELECT event_id, $5, id, {}, now, now FROM confirmed)",
+            payload(TO_JSON, "body", 6)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "WITH input AS (SELECT * FROM json_to_recordset($1::json)
+             AS i(n BIGINT, id TEXT, nonce TEXT, now BIGINT, event_id TEXT, body TEXT)),
+         confirmed AS (UPDATE waitlist AS w SET status = $2, confirmed_at = i.now,
+                 last_interaction_at = i.now, confirm_nonce = NULL
+             FROM input AS i
+             WHERE w.id = i.id AND w.confirm_nonce = i.nonce AND w.status <> $2
+             RETURNING i.n, i.now, i.event_id, i.body, w.id, w.name, w.email, w.interest,
+                 w.email_key, w.referred_by),
+         numbered AS ({numbered}),
+         due AS (INSERT INTO credits_due (email_key, referrer, due_at)
+             SELECT email_key, referred_by, now FROM confirmed
+             WHERE referred_by IS NOT NULL AND $3 > 0
+             ON CONFLICT (email_key) DO NOTHING),
+         counted AS (INSERT INTO line_counts (bucket, stripe, n)
+             SELECT bucket, $4, COUNT(*) FROM (SELECT {bucket} AS bucket FROM numbered) AS b
+             GROUP BY bucket ORDER BY bucket
+             ON CONFLICT (bucket, stripe) DO UPDATE SET n = line_counts.n + excluded.n){event}
+         SELECT n, referred_by FROM confirmed",
+        numbered = number_row(
+            &format!(
+                "(SELECT id, {} AS n FROM (SELECT id FROM confirmed ORDER BY n) AS arrived)
+                 AS next",
+                line::next_number(Backend::Postgres)
+            ),
+            "$3"
+        )
+        .replace(" WHERE true", " ORDER BY id")
+            + " RETURNING line_key",
         bucket = line::bucket_sql("line_key"),
     )
 }
@@ -240,10 +366,13 @@ fn statement(told: bool) -> String {
 fn script(told: bool) -> String {
     let mut script = vec![
         confirm_row("referred_by"),
-        number_row(&format!(
-            "(SELECT id, {} AS n FROM waitlist WHERE id = $3) AS next",
-            line::next_number(Backend::Sqlite)
-        )),
+        number_row(
+            &format!(
+                "(SELECT id, {} AS n FROM waitlist WHERE id = $3) AS next",
+                line::next_number(Backend::Sqlite)
+            ),
+            "$5",
+        ),
         "INSERT INTO credits_due (email_key, referrer, due_at)
          SELECT email_key, referred_by, $2 FROM waitlist
          WHERE id = $3 AND referred_by IS NOT NULL AND $5 > 0
@@ -254,7 +383,7 @@ fn script(told: bool) -> String {
         script.push(format!(
             "INSERT INTO webhooks (id, type, entry_id, payload, created_at, next_attempt_at)
              SELECT $7, $8, $3, {}, $2, $2 FROM waitlist WHERE id = $3",
-            payload("json_quote({})")
+            payload("json_quote({})", "$9", 10)
         ));
     }
     // The count last (see line::Counts).

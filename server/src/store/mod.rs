@@ -149,7 +149,9 @@ pub struct Store {
     /// SQLite's writes waiting to be committed together (group.rs).
     group: Arc<group::Group>,
     /// PostgreSQL's sign-ups waiting to be made together (together.rs).
-    together: Arc<together::Together>,
+    sign_ups_together: Arc<together::Together<sign_ups::SignUp>>,
+    /// PostgreSQL's confirmations waiting to be made together (together.rs).
+    confirmations_together: Arc<together::Together<confirmations::Confirmation>>,
 }
 
 impl Store {
@@ -250,7 +252,8 @@ impl Store {
             places: Arc::new(AtomicU32::new(places)),
             credits_due: Arc::new(tokio::sync::Notify::new()),
             group: Arc::default(),
-            together: Arc::default(),
+            sign_ups_together: Arc::default(),
+            confirmations_together: Arc::default(),
         })
     }
 

@@ -32,13 +32,13 @@ use std::sync::Arc;
 use lathe_core::retention::MAILS_PER_DAY;
 use lathe_core::validation::email_key;
 use serde::Serialize;
-use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::{AnyPool, Row};
 
 use super::entries::{Allowance, NotStored, Proof, SignedUp, due_email};
 use super::events::{Event, body};
 use super::group::Write;
-use super::together::SignUp;
+use super::together::Batched;
 use super::{Backend, Store, StoreError, allowances, outbox};
 use crate::domain::referral::{Ignored, is_disposable};
 use crate::domain::token::{random_code, random_id};
@@ -123,8 +123,8 @@ impl Store {
             let gcra = allowance
                 .filter(|_| parts.allowance)
                 .map(|a| allowances::gcra(a.per_minute));
-            self.together
-                .sign_up(
+            self.sign_ups_together
+                .make(
                     &self.pool,
                     SignUp {
                         parts,
@@ -133,6 +133,7 @@ impl Store {
                     },
                 )
                 .await?
+                .ok_or(sqlx::Error::RowNotFound)?
         } else {
             // One script, in the transaction of its group (group.rs), undone if its proof
             // was spent already. Every row it answers is its last statement's (fetch_all
@@ -728,4 +729,54 @@ pub(super) fn bind_together<'q>(
         Then::Event => query.bind(Event::Created.as_str()),
         Then::Nothing => query,
     })
+}
+
+/// A sign-up to make on PostgreSQL: its parts (for its statement alone), values, and its
+/// allowance's interval and tolerance (µs), if one is taken.
+pub(super) struct SignUp {
+    parts: Parts,
+    values: Values,
+    gcra: Option<(i64, i64)>,
+}
+
+impl Batched for SignUp {
+    fn goes_with(&self, first: &Self) -> bool {
+        self.parts.then == first.parts.then && self.gcra == first.gcra
+    }
+
+    fn marks(&self) -> Vec<(&'static str, String)> {
+        let values = &self.values;
+        let mut marks = vec![("address", values.key.clone())];
+        marks.extend(values.client.clone().map(|client| ("client", client)));
+        marks.extend(values.signature.clone().map(|proof| ("proof", proof)));
+        marks
+    }
+
+    async fn together(pool: &AnyPool, group: &[&Self]) -> Result<Vec<AnyRow>, sqlx::Error> {
+        let first = group[0];
+        let statement = Parts::together(first.parts.then);
+        let values: Vec<&Values> = group.iter().map(|sign_up| &sign_up.values).collect();
+        bind_together(
+            &statement,
+            first.parts.then,
+            &values,
+            first.gcra.unwrap_or((0, 0)),
+        )
+        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?
+        .fetch_all(pool)
+        .await
+    }
+
+    async fn alone(&self, pool: &AnyPool) -> Result<Option<AnyRow>, sqlx::Error> {
+        let statement = self.parts.statement();
+        bind(
+            &statement,
+            &self.parts,
+            &self.values,
+            self.gcra.unwrap_or((0, 0)),
+        )
+        .fetch_one(pool)
+        .await
+        .map(Some)
+    }
 }

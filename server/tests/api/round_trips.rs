@@ -293,3 +293,223 @@ fn on_postgresql_a_sign_up_that_fails_leaves_those_made_with_it_stored() {
         store.close().await;
     });
 }
+
+/// `emails` signed up through `store` (pending), each through `code` if given.
+async fn signed_up(store: &Store, emails: &[String], code: Option<&str>) {
+    for email in emails {
+        store
+            .sign_up(&entry(email), true, None, code, None)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+}
+
+#[test]
+fn on_postgresql_confirmations_at_once_are_made_together_each_answered_as_alone() {
+    let postgres = Postgres::start_logging_statements();
+    run(async {
+        let store = Store::open(&postgres.location).await.unwrap();
+        store.set_webhooks(true).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&postgres.location.url)
+            .await
+            .unwrap();
+        signed_up(&store, &["ada@example.com".to_owned()], None).await;
+        let ada = links(&pool, "ada@example.com").await;
+        assert_eq!(
+            store
+                .confirm(&ada.id, &ada.confirm_nonce, lathe_site::now_ms())
+                .await
+                .unwrap(),
+            Confirmed::Now
+        );
+        // 24 friends through Ada's link, and Bob by himself.
+        let friends: Vec<String> = (0..24).map(|n| format!("f{n:02}@example.com")).collect();
+        signed_up(&store, &friends, Some(&ada.referral_code)).await;
+        signed_up(&store, &["bob@example.com".to_owned()], None).await;
+        let mut confirming = Vec::new();
+        for email in friends.iter().chain(["bob@example.com".to_owned()].iter()) {
+            let l = links(&pool, email).await;
+            confirming.push((l.id, l.confirm_nonce));
+        }
+        // Each link once, the first four twice, and two links of no entry: 31 at once.
+        let twice: Vec<_> = confirming[..4].to_vec();
+        confirming.extend(twice);
+        confirming.push(("no-such-entry".to_owned(), "a-nonce".to_owned()));
+        confirming.push((ada.id.clone(), "not-its-nonce".to_owned()));
+
+        let (_, offset) = postgres.statements_since(0);
+        let now = lathe_site::now_ms();
+        let answers: Vec<Confirmed> = join_all(
+            confirming
+                .iter()
+                .map(|(id, nonce)| store.confirm(id, nonce, now)),
+        )
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+        let (statements, _) = postgres.statements_since(offset);
+
+        let count = |c: Confirmed| answers.iter().filter(|a| **a == c).count();
+        assert_eq!(count(Confirmed::Now), 25, "{answers:?}");
+        // A link's second use finds it used, whichever of the two came first; Ada's row
+        // is there, confirmed, without that nonce.
+        assert_eq!(count(Confirmed::Already), 5, "{answers:?}");
+        assert_eq!(count(Confirmed::Unknown), 1, "{answers:?}");
+        for (n, answer) in answers[..4].iter().enumerate() {
+            let pair = [*answer, answers[25 + n]];
+            assert!(
+                pair.contains(&Confirmed::Now) && pair.contains(&Confirmed::Already),
+                "link {n}: {pair:?}"
+            );
+        }
+        assert_eq!(answers[29], Confirmed::Unknown);
+        assert_eq!(answers[30], Confirmed::Already);
+        // Made together: fewer statements than confirmations.
+        let confirming_statements = statements
+            .iter()
+            .filter(|s| s.contains("UPDATE waitlist"))
+            .count();
+        assert!(
+            confirming_statements < 25,
+            "{confirming_statements} statements: {statements:#?}"
+        );
+
+        stored_after_confirming_together(&store, &pool, &ada.id).await;
+        pool.close().await;
+        store.close().await;
+    });
+}
+
+/// What the confirmations of [`on_postgresql_confirmations_at_once_are_made_together_each_answered_as_alone`]
+/// left in `pool`: 26 entries standing and counted once each, Ada's 24 credits due and
+/// then given by `store`, and an event each with its person's values.
+async fn stored_after_confirming_together(store: &Store, pool: &sqlx::AnyPool, ada: &str) {
+    // Each stands in the line once, with a number of its own, counted once.
+    let (standing, numbers): (i64, i64) =
+        sqlx::query_as("SELECT COUNT(*), COUNT(DISTINCT line_number) FROM standings")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!((standing, numbers), (26, 26));
+    let counted: i64 = sqlx::query_scalar("SELECT CAST(SUM(n) AS BIGINT) FROM line_counts")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(counted, 26);
+    let confirmed: Vec<(String, Option<i64>, Option<String>)> =
+        sqlx::query_as("SELECT status, confirmed_at, confirm_nonce FROM waitlist ORDER BY email")
+            .fetch_all(pool)
+            .await
+            .unwrap();
+    assert!(
+        confirmed
+            .iter()
+            .all(|row| row.0 == "confirmed" && row.1.is_some() && row.2.is_none()),
+        "{confirmed:?}"
+    );
+    // Each friend's credit due at its confirmation, then given: Ada moves 24 times.
+    let due: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM credits_due AS c JOIN waitlist AS w
+             ON w.email_key = c.email_key AND c.due_at = w.confirmed_at
+         WHERE c.referrer = $1",
+    )
+    .bind(ada)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(due, 24);
+    assert_eq!(
+        store
+            .credit_due(lathe_site::now_ms())
+            .await
+            .unwrap()
+            .credited,
+        24
+    );
+    let credits: i64 = sqlx::query_scalar("SELECT credits FROM standings WHERE id = $1")
+        .bind(ada)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(credits, 24);
+    // Each its event, once, its person's own values in it.
+    let events: Vec<(String, String)> = sqlx::query_as(
+        "SELECT w.email, e.payload FROM webhooks AS e JOIN waitlist AS w ON w.id = e.entry_id
+         WHERE e.type = 'entry.confirmed' ORDER BY w.email",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert_eq!(events.len(), 26, "{events:?}");
+    for (email, payload) in &events {
+        let payload: serde_json::Value = serde_json::from_str(payload).unwrap();
+        assert_eq!(payload["data"]["email"], email.as_str(), "{payload}");
+        assert_eq!(payload["data"]["name"], "Ada Lovelace", "{payload}");
+    }
+    let mut emails: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    emails.dedup();
+    assert_eq!(emails.len(), 26);
+}
+
+#[test]
+fn on_postgresql_a_confirmation_that_fails_leaves_those_made_with_it_confirmed() {
+    let postgres = Postgres::start();
+    run(async {
+        let store = Store::open(&postgres.location).await.unwrap();
+        let pool = sqlx::AnyPool::connect(&postgres.location.url)
+            .await
+            .unwrap();
+        let emails: Vec<String> = (0..19)
+            .map(|n| format!("c{n:02}@example.com"))
+            .chain(["refused@example.com".to_owned()])
+            .collect();
+        signed_up(&store, &emails, None).await;
+        let mut confirming = Vec::new();
+        for email in &emails {
+            let l = links(&pool, email).await;
+            confirming.push((l.id, l.confirm_nonce));
+        }
+        // A database that refuses to confirm one address, wherever it falls.
+        for statement in [
+            "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN
+                 IF NEW.email = 'refused@example.com' AND NEW.status = 'confirmed'
+                 THEN RAISE EXCEPTION 'refused here'; END IF;
+                 RETURN NEW; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER refuse BEFORE UPDATE ON waitlist FOR EACH ROW EXECUTE FUNCTION refuse()",
+        ] {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+        let now = lathe_site::now_ms();
+        let answers = join_all(
+            confirming
+                .iter()
+                .map(|(id, nonce)| store.confirm(id, nonce, now)),
+        )
+        .await;
+        for (email, answer) in emails.iter().zip(&answers) {
+            if email == "refused@example.com" {
+                assert!(answer.is_err(), "{answer:?}");
+            } else {
+                assert_eq!(answer.as_ref().ok(), Some(&Confirmed::Now), "{email}");
+            }
+        }
+        let confirmed: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM waitlist WHERE status = 'confirmed'")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+        let standing: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM standings")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        let counted: i64 = sqlx::query_scalar("SELECT CAST(SUM(n) AS BIGINT) FROM line_counts")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert_eq!((confirmed, standing, counted), (19, 19, 19));
+        pool.close().await;
+        store.close().await;
+    });
+}
