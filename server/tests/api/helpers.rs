@@ -13,7 +13,7 @@ use lathe_site::domain::token::Key;
 use lathe_site::hooks::Hooks;
 use lathe_site::mail::{MailServer, Outbox};
 use lathe_site::startup::Application;
-use lathe_site::store::{Location, Store};
+use lathe_site::store::{Confirmed, Location, Store};
 use lathe_site::waitlist::Settings;
 use lathe_site_testkit::{Smtp, fixture};
 use tokio::runtime::Runtime;
@@ -308,6 +308,27 @@ pub async fn links<'c>(db: impl sqlx::Executor<'c, Database = sqlx::Any>, email:
         manage_nonce,
         referral_code,
     }
+}
+
+/// Ada, signed up through `store` (and confirmed, if `confirmed`): her links, read through
+/// `pool`. The referrer of the tests that call the store directly.
+pub async fn referrer(store: &Store, pool: &sqlx::AnyPool, confirmed: bool) -> Links {
+    store
+        .sign_up(&entry("ada@example.com"), true, None, None, None)
+        .await
+        .unwrap()
+        .unwrap();
+    let ada = links(pool, "ada@example.com").await;
+    if confirmed {
+        assert_eq!(
+            store
+                .confirm(&ada.id, &ada.confirm_nonce, lathe_site::now_ms())
+                .await
+                .unwrap(),
+            Confirmed::Now
+        );
+    }
+    ada
 }
 
 /// A sign-up from `email` as the store takes it, made now (the tests that call the store

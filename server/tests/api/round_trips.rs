@@ -12,7 +12,7 @@ use lathe_site::domain::{Entry, ErasedBy};
 use lathe_site::store::{Allowance, Confirmed, NotStored, Proof, SignedUp, Store};
 use lathe_site_testkit::Postgres;
 
-use crate::helpers::{entry, links, run, sign_up_twenty_one_refused};
+use crate::helpers::{entry, links, referrer, run, sign_up_twenty_one_refused};
 
 #[test]
 fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each() {
@@ -24,19 +24,7 @@ fn on_postgresql_a_sign_up_a_confirmation_and_an_erasure_are_one_statement_each(
             .await
             .unwrap();
         // A referrer to sign up through, confirmed.
-        store
-            .sign_up(&entry("ada@example.com"), true, None, None, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let ada = links(&pool, "ada@example.com").await;
-        assert_eq!(
-            store
-                .confirm(&ada.id, &ada.confirm_nonce, lathe_site::now_ms())
-                .await
-                .unwrap(),
-            Confirmed::Now
-        );
+        let ada = referrer(&store, &pool, true).await;
 
         // A friend's sign-up with everything on.
         let (_, mut offset) = postgres.statements_since(0);
@@ -161,12 +149,7 @@ fn on_postgresql_sign_ups_at_once_are_made_together_each_answered_as_alone() {
         let pool = sqlx::AnyPool::connect(&postgres.location.url)
             .await
             .unwrap();
-        store
-            .sign_up(&entry("ada@example.com"), true, None, None, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let ada = links(&pool, "ada@example.com").await;
+        let ada = referrer(&store, &pool, false).await;
 
         // 30 sign-ups at once with everything on, each through Ada's code: 10 each with a
         // proof and a client of its own; 10 sharing one proof (it pays for one); 7 from
@@ -314,15 +297,7 @@ fn on_postgresql_confirmations_at_once_are_made_together_each_answered_as_alone(
         let pool = sqlx::AnyPool::connect(&postgres.location.url)
             .await
             .unwrap();
-        signed_up(&store, &["ada@example.com".to_owned()], None).await;
-        let ada = links(&pool, "ada@example.com").await;
-        assert_eq!(
-            store
-                .confirm(&ada.id, &ada.confirm_nonce, lathe_site::now_ms())
-                .await
-                .unwrap(),
-            Confirmed::Now
-        );
+        let ada = referrer(&store, &pool, true).await;
         // 24 friends through Ada's link, and Bob by himself.
         let friends: Vec<String> = (0..24).map(|n| format!("f{n:02}@example.com")).collect();
         signed_up(&store, &friends, Some(&ada.referral_code)).await;
