@@ -274,15 +274,23 @@ fn payload(as_json: &str, body: &str, marks: usize) -> String {
 /// A value as JSON text in PostgreSQL, `{}` standing for the column.
 const TO_JSON: &str = "CAST(TO_JSON({}) AS TEXT)";
 
+/// The `event` CTE of PostgreSQL's statements: an `entry.confirmed` event for each row of
+/// `confirmed`, its id, type, entry, body (with the stand-ins, parameters `marks` to
+/// `marks + 2`) and time the expressions `values`.
+fn event(values: [&str; 5], marks: usize) -> String {
+    let [id, kind, entry, body, now] = values;
+    format!(
+        ", event AS (INSERT INTO webhooks
+             (id, type, entry_id, payload, created_at, next_attempt_at)
+         SELECT {id}, {kind}, {entry}, {}, {now}, {now} FROM confirmed)",
+        payload(TO_JSON, body, marks)
+    )
+}
+
 /// PostgreSQL's one statement; `told` with the event (`$7` its id, `$8` its type).
 fn statement(told: bool) -> String {
     let event = if told {
-        format!(
-            ", event AS (INSERT INTO webhooks
-                 (id, type, entry_id, payload, created_at, next_attempt_at)
-             SELECT $7, $8, $3, {}, $2, $2 FROM confirmed)",
-            payload(TO_JSON, "$9", 10)
-        )
+        event(["$7", "$8", "$3", "$9", "$2"], 10)
     } else {
         String::new()
     };
@@ -319,12 +327,7 @@ fn statement(told: bool) -> String {
 /// order, after them (`line::Counts`).
 fn together(told: bool) -> String {
     let event = if told {
-        format!(
-            ", event AS (INSERT INTO webhooks
-                 (id, type, entry_id, payload, created_at, next_attempt_at)
-             SELECT event_id, $5, id, {}, now, now FROM confirmed)",
-            payload(TO_JSON, "body", 6)
-        )
+        event(["event_id", "$5", "id", "body", "now"], 6)
     } else {
         String::new()
     };
