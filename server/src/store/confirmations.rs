@@ -23,7 +23,7 @@ use sqlx::{AnyPool, Row};
 
 use super::events::{Event, body};
 use super::group::{Keep, Write};
-use super::together::Batched;
+use super::together::{Batched, numbered};
 use super::{Backend, Store, StoreError, line};
 use crate::domain::Status;
 use crate::domain::token::random_id;
@@ -190,33 +190,28 @@ impl Batched for Confirmation {
     }
 
     async fn together(pool: &AnyPool, group: &[&Self]) -> Result<Vec<AnyRow>, sqlx::Error> {
-        /// A confirmation's values, numbered: its row of the answer says `n`.
+        /// A confirmation's values in the statement's input.
         #[derive(Serialize)]
-        struct Numbered<'a> {
-            n: usize,
+        struct Values<'a> {
             id: &'a str,
             nonce: &'a str,
             now: i64,
             event_id: Option<&'a str>,
             body: Option<&'a str>,
         }
-        let rows: Vec<Numbered<'_>> = group
-            .iter()
-            .enumerate()
-            .map(|(n, Confirmation(bound))| Numbered {
-                n,
-                id: &bound.id,
-                nonce: &bound.nonce,
-                now: bound.now,
-                event_id: bound.event.as_ref().map(|(id, _)| id.as_str()),
-                body: bound.event.as_ref().map(|(_, body)| body.as_str()),
-            })
-            .collect();
+        let rows = numbered(group.iter().map(|Confirmation(bound)| Values {
+            id: &bound.id,
+            nonce: &bound.nonce,
+            now: bound.now,
+            event_id: bound.event.as_ref().map(|(id, _)| id.as_str()),
+            body: bound.event.as_ref().map(|(_, body)| body.as_str()),
+        }))
+        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
         let first = &group[0].0;
         let told = first.event.is_some();
         let statement = together(told);
         let mut query = sqlx::query(&statement)
-            .bind(serde_json::to_string(&rows).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+            .bind(rows)
             .bind(Status::Confirmed.as_str())
             .bind(first.places)
             .bind(first.stripe);

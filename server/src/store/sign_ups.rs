@@ -38,7 +38,7 @@ use sqlx::{AnyPool, Row};
 use super::entries::{Allowance, NotStored, Proof, SignedUp, due_email};
 use super::events::{Event, body};
 use super::group::Write;
-use super::together::Batched;
+use super::together::{Batched, numbered};
 use super::{Backend, Store, StoreError, allowances, outbox};
 use crate::domain::referral::{Ignored, is_disposable};
 use crate::domain::token::{random_code, random_id};
@@ -702,20 +702,8 @@ pub(super) fn bind_together<'q>(
     sign_ups: &[&Values],
     (interval, tolerance): (i64, i64),
 ) -> Result<sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>, serde_json::Error> {
-    /// A sign-up's values, numbered: its row of the answer says `n`.
-    #[derive(Serialize)]
-    struct Numbered<'a> {
-        n: usize,
-        #[serde(flatten)]
-        values: &'a Values,
-    }
-    let rows: Vec<Numbered<'_>> = sign_ups
-        .iter()
-        .enumerate()
-        .map(|(n, values)| Numbered { n, values })
-        .collect();
     let query = sqlx::query(statement)
-        .bind(serde_json::to_string(&rows)?)
+        .bind(numbered(sign_ups)?)
         .bind(interval)
         .bind(tolerance)
         .bind(Status::Confirmed.as_str())

@@ -24,6 +24,7 @@ use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::sync::Mutex;
 
+use serde::Serialize;
 use sqlx::any::AnyRow;
 use sqlx::{AnyPool, Row};
 use tokio::sync::{Semaphore, oneshot};
@@ -66,6 +67,27 @@ pub(super) trait Batched: Send + Sync + Sized + 'static {
         &self,
         pool: &AnyPool,
     ) -> impl Future<Output = Result<Option<AnyRow>, sqlx::Error>> + Send;
+}
+
+/// The values of the writes of a statement together, as the JSON array it reads (with
+/// `json_to_recordset`): an object each, numbered in `n` (its index), for the statement's
+/// row for it to say whose it is.
+pub(super) fn numbered<T: Serialize>(
+    values: impl IntoIterator<Item = T>,
+) -> Result<String, serde_json::Error> {
+    /// A write's values, numbered.
+    #[derive(Serialize)]
+    struct Numbered<T> {
+        n: usize,
+        #[serde(flatten)]
+        values: T,
+    }
+    let rows: Vec<Numbered<T>> = values
+        .into_iter()
+        .enumerate()
+        .map(|(n, values)| Numbered { n, values })
+        .collect();
+    serde_json::to_string(&rows)
 }
 
 /// A write's answer: its row, if it wrote one, once committed.
