@@ -93,9 +93,11 @@ pub(super) fn numbered<T: Serialize>(
 /// A write's answer: its row, if it wrote one, once committed.
 type Answer = Result<Option<AnyRow>, sqlx::Error>;
 
-/// A write waiting for its turn, and where its answer goes.
+/// A write waiting for its turn, its marks, and where its answer goes.
 struct Waiting<B> {
     write: B,
+    /// [`Batched::marks`], taken once.
+    marks: Vec<(&'static str, String)>,
     answer: oneshot::Sender<Answer>,
 }
 
@@ -127,7 +129,12 @@ impl<B: Batched> Together<B> {
     /// once it is committed.
     pub(super) async fn make(&self, pool: &AnyPool, write: B) -> Answer {
         let (answer, mut answered) = oneshot::channel();
-        self.queue().push_back(Waiting { write, answer });
+        let marks = write.marks();
+        self.queue().push_back(Waiting {
+            write,
+            marks,
+            answer,
+        });
         loop {
             tokio::select! {
                 biased;
@@ -165,14 +172,13 @@ impl<B: Batched> Together<B> {
         let mut marked = HashSet::new();
         let mut left = VecDeque::with_capacity(queue.len());
         for waiting in queue.drain(..) {
-            let marks = waiting.write.marks();
             let fits = group.len() < MOST
                 && group
                     .first()
                     .is_none_or(|first| waiting.write.goes_with(&first.write))
-                && marks.iter().all(|mark| !marked.contains(mark));
+                && waiting.marks.iter().all(|mark| !marked.contains(mark));
             if fits {
-                marked.extend(marks);
+                marked.extend(waiting.marks.iter().cloned());
                 group.push(waiting);
             } else {
                 left.push_back(waiting);
