@@ -109,6 +109,8 @@ impl Store {
                 Then::Nothing
             },
         };
+        // The allowance this statement takes (on SQLite, taken above).
+        let allowance = allowance.filter(|_| parts.allowance);
         let values = Values::new(
             self,
             entry,
@@ -116,13 +118,11 @@ impl Store {
             key.clone(),
             code.ok(),
             proof,
-            allowance.filter(|_| parts.allowance),
+            allowance,
         );
         let answer = if postgres {
             // With the sign-ups that wait beside it, in one statement (together.rs).
-            let gcra = allowance
-                .filter(|_| parts.allowance)
-                .map(|a| allowances::gcra(a.per_minute));
+            let gcra = allowance.map(|a| allowances::gcra(a.per_minute));
             self.sign_ups_together
                 .make(
                     &self.pool,
