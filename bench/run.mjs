@@ -64,7 +64,8 @@ const server = spawn(
 process.on("exit", () => server.kill());
 await waitFor(origin);
 
-const results = { date: new Date().toISOString() };
+// The commit the run measures, read as it starts: one made while it runs is not what it built.
+const results = { date: new Date().toISOString(), commit: currentCommit() };
 results.lighthouse = await benchLighthouse();
 const browser = await playwright.launch({ executablePath, args: chromium.args });
 results.sizes = await benchSizes(browser);
@@ -547,12 +548,7 @@ function writeMeasurements(results, table) {
   } catch {
     // No page yet: this run starts its history.
   }
-  let commit = "uncommitted";
-  try {
-    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
-  } catch {
-    // Not a git checkout.
-  }
+  const { commit } = results;
   const mobileHome = results.lighthouse.find(
     (r) => r.preset === "mobile" && r.route === "/" && r.visit === "new",
   );
@@ -623,6 +619,15 @@ function wrk(url, connections) {
     rps: Math.round(median(runs.map((r) => r.rps))),
     p99Ms: Number(median(runs.map((r) => r.p99Ms)).toFixed(2)),
   };
+}
+
+/** HEAD's short hash, or "uncommitted" outside a git checkout. */
+function currentCommit() {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
+  } catch {
+    return "uncommitted";
+  }
 }
 
 async function waitFor(url) {
