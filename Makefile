@@ -83,7 +83,7 @@ RUST_SOURCES := Cargo.toml Cargo.lock $(shell find core server -type f \( -name 
 SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e image test-image screenshots bench fuzz clean
+.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e image test-image screenshots bench bench-paint fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -285,6 +285,9 @@ $(BENCH_TOOLS): bench/package.json bench/package-lock.json | setup
 
 bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BASELINE_LINE) $(BEFORE_LINE_BENCH) $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
 	node bench/run.mjs
+
+bench-paint: build target/release/lathe-site ## Where each page's time before its first paint goes, beside the floor page's (about 3 minutes)
+	node bench/first-paint.mjs
 
 # Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
 target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | setup

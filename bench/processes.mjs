@@ -14,3 +14,20 @@ export function stop(child) {
   child.kill();
   return exited;
 }
+
+/**
+ * Resolves once a server answers at `url` (any status), polling every 100 ms for 10 s.
+ * @param {string} url
+ * @returns {Promise<void>}
+ */
+export async function waitFor(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`server at ${url} did not start`);
+}

@@ -13,16 +13,7 @@
 // - The line at a million entries: a place read, crediting confirmations, referred
 //   sign-ups and a wave in place order (line.mjs, server/examples/line.rs).
 import { execFileSync, spawn } from "node:child_process";
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -38,7 +29,8 @@ import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchLine, lineReport } from "./line.mjs";
-import { stop } from "./processes.mjs";
+import { floorSite } from "./floor.mjs";
+import { stop, waitFor } from "./processes.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -102,7 +94,7 @@ await stop(server);
  * medians), run in rounds, and its scores the lowest of them.
  */
 async function benchLighthouse() {
-  const floor = await floorSite();
+  const floor = await floorSite({ root, dist, port: 4184 });
   const times = Number(process.env.BENCH_RUNS ?? 7);
   const median = (values) => {
     const known = values.filter((v) => v != null).sort((a, b) => a - b);
@@ -224,49 +216,6 @@ function layoutShifts(run) {
         `${String(Math.round((e.ts - (start ?? e.ts)) / 1000))} ms: ${(e.args?.data?.weighted_score_delta ?? 0).toFixed(4)}`,
     );
   return [`at ${times.join(", ")}; moved: ${moved.join(", ")}`];
-}
-
-/**
- * The floor page: the home page's heading and lead paragraph, nothing else, with the
- * site's own headers, served by lathe-site like the site.
- */
-async function floorSite() {
-  const home = readFileSync(join(dist, "index.html"), "utf8");
-  const text = (pattern) => pattern.exec(home)?.[1]?.replace(/<[^>]+>/g, "") ?? "";
-  const heading = text(/<h1[^>]*>([\s\S]*?)<\/h1>/);
-  const lead = text(/<p class="lead"[^>]*>([\s\S]*?)<\/p>/);
-  const folder = mkdtempSync(join(tmpdir(), "lathe-floor-"));
-  const page = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Lathe</title>
-    <meta name="description" content="The floor: one heading and one paragraph." />
-  </head>
-  <body>
-    <h1>${heading}</h1>
-    <p>${lead}</p>
-  </body>
-</html>
-`;
-  for (const file of ["index.html", "404.html"]) writeFileSync(join(folder, file), page);
-  copyFileSync(join(dist, "_headers"), join(folder, "_headers"));
-  const floorPort = 4184;
-  const child = spawn(
-    join(root, "target/release/lathe-site"),
-    ["serve", "--dist", folder, "--port", String(floorPort)],
-    { stdio: "ignore" },
-  );
-  const floorOrigin = `http://127.0.0.1:${String(floorPort)}`;
-  await waitFor(floorOrigin);
-  return {
-    origin: floorOrigin,
-    stop: async () => {
-      await stop(child);
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
 }
 
 /** What the landing page loads, each file gzipped at level 9. */
@@ -628,16 +577,4 @@ function currentCommit() {
   } catch {
     return "uncommitted";
   }
-}
-
-async function waitFor(url) {
-  for (let i = 0; i < 100; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`server at ${url} did not start`);
 }

@@ -1,0 +1,141 @@
+// `make bench-paint`: where each page's main-thread time before its first contentful
+// paint goes, beside the floor page's (floor.mjs). Lighthouse's simulated FCP (make bench)
+// is the network's time plus four times the page's first parse, first layout and first
+// paint tasks, and those tasks are what this prints, split by kind: it answers in about
+// three minutes, not make bench's hour, which is what trying a change needs.
+//
+// Each page is opened BENCH_PAINT_RUNS times (15 unless set), each time in a fresh
+// Chromium at Lighthouse's mobile size (412 x 823, DPR 1.75), in rounds (every page once
+// a round), and traced; a kind's figure is the median over the runs of its self time (its
+// own, less the other kinds inside it) on the page's main thread before the first
+// contentful paint. A fresh browser is the point: a first visit pays for opening local
+// storage and for finding and loading each font, and those costs are most of the gap.
+// Never a test: figures, with the floor beside.
+import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "@playwright/test";
+import flags from "../tests/chromium.json" with { type: "json" };
+import { floorSite } from "./floor.mjs";
+import { stop, waitFor } from "./processes.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(root, "web", "dist");
+const executablePath = process.env.CHROMIUM;
+if (!executablePath)
+  throw new Error("Set CHROMIUM to a Chromium executable, or run make bench-paint");
+const runs = Number(process.env.BENCH_PAINT_RUNS ?? 15);
+// Every route the build lists in its sitemap, or BENCH_ROUTES ("/,/contact").
+const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
+const routes = process.env.BENCH_ROUTES
+  ? process.env.BENCH_ROUTES.split(",").map((route) => route.trim())
+  : [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1]);
+
+/** The trace events counted, each under the kind it is printed as. */
+const kinds = {
+  ParseHTML: "parse",
+  EvaluateScript: "scripts",
+  UpdateLayoutTree: "style",
+  Layout: "layout",
+  PrePaint: "paint",
+  Paint: "paint",
+};
+const columns = ["parse", "scripts", "style", "layout", "paint", "total"];
+
+/**
+ * One visit to `url` in a fresh browser: each kind's self time (ms) on the page's main
+ * thread before its first contentful paint, and their total.
+ * @param {string} url
+ * @returns {Promise<Record<string, number>>}
+ */
+async function visit(url) {
+  const browser = await chromium.launch({ executablePath, args: flags.args });
+  try {
+    const context = await browser.newContext({
+      viewport: { width: 412, height: 823 },
+      deviceScaleFactor: 1.75,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    /** @type {any[]} */
+    const events = [];
+    cdp.on("Tracing.dataCollected", ({ value }) => events.push(...value));
+    const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+    await cdp.send("Tracing.start", {
+      categories: "devtools.timeline,disabled-by-default-devtools.timeline,loading",
+      transferMode: "ReportEvents",
+    });
+    await page.goto(url, { waitUntil: "load" });
+    const shown = page.url();
+    await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length);
+    await cdp.send("Tracing.end");
+    await complete;
+    const parse = events.find((e) => e.name === "ParseHTML" && e.args?.beginData?.url === shown);
+    const fcp = events.find((e) => e.name === "firstContentfulPaint" && e.pid === parse?.pid);
+    if (!parse || !fcp)
+      throw new Error(`no first parse or first contentful paint in ${url}'s trace`);
+    const counted = events.filter(
+      (e) =>
+        e.pid === parse.pid &&
+        e.tid === parse.tid &&
+        e.ph === "X" &&
+        e.name in kinds &&
+        e.ts < fcp.ts,
+    );
+    const within = (inner, outer) =>
+      inner !== outer && inner.ts >= outer.ts && inner.ts + inner.dur <= outer.ts + outer.dur;
+    const times = Object.fromEntries(columns.map((column) => [column, 0]));
+    for (const event of counted) {
+      const nested = counted.filter((other) => within(other, event));
+      const direct = nested.filter((inner) => !nested.some((outer) => within(inner, outer)));
+      const self = event.dur - direct.reduce((sum, inner) => sum + inner.dur, 0);
+      times[kinds[event.name]] += self / 1000;
+      times.total += self / 1000;
+    }
+    return times;
+  } finally {
+    await browser.close();
+  }
+}
+
+const server = spawn(
+  join(root, "target/release/lathe-site"),
+  ["serve", "--dist", dist, "--port", "4185"],
+  { stdio: "ignore" },
+);
+const floor = await floorSite({ root, dist, port: 4186 });
+try {
+  await waitFor("http://127.0.0.1:4185/");
+  const rows = [
+    { name: "floor", url: `${floor.origin}/` },
+    ...routes.map((route) => ({ name: route, url: `http://127.0.0.1:4185${route}` })),
+  ];
+  /** @type {Record<string, number>[][]} */
+  const results = rows.map(() => []);
+  for (let round = 1; round <= runs; round++) {
+    for (const [i, row] of rows.entries()) results[i].push(await visit(row.url));
+    console.error(`round ${String(round)} of ${String(runs)}`);
+  }
+  /** @param {number[]} values */
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  const medians = results.map((visits) =>
+    Object.fromEntries(columns.map((column) => [column, median(visits.map((v) => v[column]))])),
+  );
+  console.log(
+    `Main-thread ms before the first contentful paint, fresh Chromium at 412 x 823, the median of ${String(runs)} visits (self time by kind)`,
+  );
+  console.log(`${"page".padEnd(10)}${columns.map((c) => c.padStart(9)).join("")}  over the floor`);
+  for (const [i, row] of rows.entries()) {
+    const m = medians[i];
+    const over = m.total - medians[0].total;
+    console.log(
+      `${row.name.padEnd(10)}${columns.map((c) => m[c].toFixed(1).padStart(9)).join("")}  ${i ? `${over >= 0 ? "+" : ""}${over.toFixed(1)}` : "-"}`,
+    );
+  }
+} finally {
+  await stop(server);
+  await floor.stop();
+}

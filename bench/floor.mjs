@@ -1,0 +1,53 @@
+// The floor: a page with the home page's heading and lead paragraph and nothing else,
+// with the site's own headers, served by lathe-site like the site. No page can paint
+// sooner; make bench (run.mjs) and make bench-paint (first-paint.mjs) measure the pages
+// against it.
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stop, waitFor } from "./processes.mjs";
+
+/**
+ * Serves the floor page made from the built site in `dist` on `port`.
+ * @param {{ root: string, dist: string, port: number }} options
+ * @returns {Promise<{ origin: string, stop: () => Promise<void> }>}
+ */
+export async function floorSite({ root, dist, port }) {
+  const home = readFileSync(join(dist, "index.html"), "utf8");
+  /** @param {RegExp} pattern */
+  const text = (pattern) => pattern.exec(home)?.[1]?.replace(/<[^>]+>/g, "") ?? "";
+  const heading = text(/<h1[^>]*>([\s\S]*?)<\/h1>/);
+  const lead = text(/<p class="lead"[^>]*>([\s\S]*?)<\/p>/);
+  const folder = mkdtempSync(join(tmpdir(), "lathe-floor-"));
+  const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Lathe</title>
+    <meta name="description" content="The floor: one heading and one paragraph." />
+  </head>
+  <body>
+    <h1>${heading}</h1>
+    <p>${lead}</p>
+  </body>
+</html>
+`;
+  for (const file of ["index.html", "404.html"]) writeFileSync(join(folder, file), page);
+  copyFileSync(join(dist, "_headers"), join(folder, "_headers"));
+  const child = spawn(
+    join(root, "target/release/lathe-site"),
+    ["serve", "--dist", folder, "--port", String(port)],
+    { stdio: "ignore" },
+  );
+  const origin = `http://127.0.0.1:${String(port)}`;
+  await waitFor(origin);
+  return {
+    origin,
+    stop: async () => {
+      await stop(child);
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
