@@ -90,7 +90,9 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 pub const WAL_CHECKPOINT_PAGES: u32 = 1000;
 /// After a checkpoint, a write-ahead log larger than this is cut back to it. With
 /// [`WAL_CHECKPOINT_PAGES`] of 4 KiB and sign-ups of at most 64 KiB, the log stays under
-/// about 4.2 MB while the server runs (docs/server.md, "Collecting sign-ups").
+/// about 4.2 MB one sign-up at a time, and under about 5 MB at 100 at once, where the
+/// writes that commit while a checkpoint runs add to it (docs/server.md, "Collecting
+/// sign-ups").
 pub const WAL_SIZE_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// The settings every SQLite connection starts with.
