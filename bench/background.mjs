@@ -2,6 +2,7 @@
 // (25 shapes), whole frames as the page draws them, and the core's cold start (fetch +
 // instantiate).
 import { coreFiles } from "./painter.mjs";
+import { quantile } from "./stats.mjs";
 
 /** Drawn frames timed: about ten seconds' worth (30 a second), so that the p95 is the
  * 15th slowest, not the 5th (with 90, one run's p95 spanned 0.52 to 0.90 ms). */
@@ -161,8 +162,5 @@ async function firedAnimationFrames(browser) {
  * @param {number} q
  */
 function pick(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(
-    (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(3),
-  );
+  return Number(quantile(values, q).toFixed(3));
 }

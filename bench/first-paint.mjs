@@ -1,5 +1,5 @@
 // `make bench-paint`: where each page's main-thread time before its first contentful
-// paint goes, beside the floor page's (floor.mjs). Lighthouse's simulated FCP (make bench)
+// paint goes, beside the floor page's (site.mjs). Lighthouse's simulated FCP (make bench)
 // is the network's time plus four times the page's first parse, first layout and first
 // paint tasks, and those tasks are what this prints, split by kind: it answers in about
 // three minutes, not make bench's hour, which is what trying a change needs.
@@ -11,14 +11,14 @@
 // contentful paint. A fresh browser is the point: a first visit pays for opening local
 // storage and for finding and loading each font, and those costs are most of the gap.
 // Never a test: figures, with the floor beside.
-import { readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import flags from "../tests/chromium.json" with { type: "json" };
-import { floorSite } from "./floor.mjs";
+import { floorSite, siteRoutes } from "./site.mjs";
 import { stop, waitFor } from "./processes.mjs";
+import { median } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
@@ -26,11 +26,7 @@ const executablePath = process.env.CHROMIUM;
 if (!executablePath)
   throw new Error("Set CHROMIUM to a Chromium executable, or run make bench-paint");
 const runs = Number(process.env.BENCH_PAINT_RUNS ?? 15);
-// Every route the build lists in its sitemap, or BENCH_ROUTES ("/,/contact").
-const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
-const routes = process.env.BENCH_ROUTES
-  ? process.env.BENCH_ROUTES.split(",").map((route) => route.trim())
-  : [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1]);
+const routes = siteRoutes(dist);
 
 /** The trace events counted, each under the kind it is printed as. */
 const kinds = {
@@ -119,8 +115,6 @@ try {
     for (const [i, row] of rows.entries()) results[i].push(await visit(row.url));
     console.error(`round ${String(round)} of ${String(runs)}`);
   }
-  /** @param {number[]} values */
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
   const medians = results.map((visits) =>
     Object.fromEntries(columns.map((column) => [column, median(visits.map((v) => v[column]))])),
   );

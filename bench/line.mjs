@@ -28,6 +28,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 import { withDatabases } from "./databases.mjs";
+import { median } from "./stats.mjs";
 
 export const LINE_ENTRIES = 1_000_000;
 
@@ -206,14 +207,6 @@ function againstPgbench(location, line) {
     creditingRatio: of((p) => p.crediting / p.update),
     pairs,
   };
-}
-
-/**
- * The median of `values` (sorted in place).
- * @param {number[]} values
- */
-function median(values) {
-  return values.sort((a, b) => a - b)[values.length >> 1];
 }
 
 /** The programs of the PostgreSQL that scripts/postgres.sh runs (Debian's packages). */

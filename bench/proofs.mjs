@@ -15,6 +15,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stop } from "./processes.mjs";
+import { quantile } from "./stats.mjs";
 
 /** Samples per figure. */
 const SAMPLES = 30;
@@ -121,12 +122,10 @@ async function solveAlone({ url, wasm, n }) {
 
 /** Median, 95th percentile and the largest, rounded. */
 function summary(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const pick = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return {
-    n: sorted.length,
-    median: Math.round(pick(0.5)),
-    p95: Math.round(pick(0.95)),
-    max: Math.round(sorted.at(-1) ?? 0),
+    n: values.length,
+    median: Math.round(quantile(values, 0.5)),
+    p95: Math.round(quantile(values, 0.95)),
+    max: Math.round(quantile(values, 1)),
   };
 }

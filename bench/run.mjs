@@ -29,7 +29,8 @@ import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchLine, lineReport } from "./line.mjs";
-import { floorSite } from "./floor.mjs";
+import { floorSite, siteRoutes } from "./site.mjs";
+import { median } from "./stats.mjs";
 import { stop, waitFor } from "./processes.mjs";
 import { parseWrk } from "./wrk.mjs";
 
@@ -42,10 +43,7 @@ if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or 
 const chromeFlags = ["--headless=new", ...chromium.args];
 // BENCH_ROUTES="/" and BENCH_PRESETS=mobile narrow the Lighthouse runs while iterating.
 const list = (value, all) => (value ? value.split(",").map((v) => v.trim()) : all);
-// Every route the build lists in its sitemap (written from web/src/routes.ts).
-const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
-const allRoutes = [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1]);
-const routes = list(process.env.BENCH_ROUTES, allRoutes);
+const routes = siteRoutes(dist);
 const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 
 const server = spawn(
@@ -96,9 +94,9 @@ await stop(server);
 async function benchLighthouse() {
   const floor = await floorSite({ root, dist, port: 4184 });
   const times = Number(process.env.BENCH_RUNS ?? 7);
-  const median = (values) => {
-    const known = values.filter((v) => v != null).sort((a, b) => a - b);
-    return known.length ? known[Math.floor((known.length - 1) / 2)] : null;
+  const medianKnown = (values) => {
+    const known = values.filter((v) => v != null);
+    return known.length ? median(known) : null;
   };
   const range = (values) => {
     const known = values.filter((v) => v != null);
@@ -116,11 +114,11 @@ async function benchLighthouse() {
       accessibility: pick("accessibility", lowest),
       bestPractices: pick("bestPractices", lowest),
       seo: pick("seo", lowest),
-      fcpMs: pick("fcpMs", median),
-      lcpMs: pick("lcpMs", median),
-      tbtMs: pick("tbtMs", median),
+      fcpMs: pick("fcpMs", medianKnown),
+      lcpMs: pick("lcpMs", medianKnown),
+      tbtMs: pick("tbtMs", medianKnown),
       cls: pick("cls", (values) => Math.max(...values)),
-      transferKB: pick("transferKB", median),
+      transferKB: pick("transferKB", medianKnown),
       fcpRange: range(runs.map((r) => r.fcpMs)),
       lcpRange: range(runs.map((r) => r.lcpMs)),
       error: runs.map((r) => r.error).find(Boolean) ?? null,
@@ -436,7 +434,6 @@ function report({
 function dkimCost(confirmations) {
   const rounds = confirmations.filter((l) => l.round > 0);
   const plain = (round) => rounds.find((l) => l.round === round && l.signing === "none");
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return [
     "",
     "What DKIM signing costs on SQLite, emails a second signed against unsigned in the same round, the median of the rounds (target under 10 % at RSA 2048)",
@@ -563,7 +560,6 @@ function wrk(url, connections) {
     );
     return parseWrk(out);
   });
-  const median = (values) => values.sort((a, b) => a - b)[1] ?? 0;
   return {
     rps: Math.round(median(runs.map((r) => r.rps))),
     p99Ms: Number(median(runs.map((r) => r.p99Ms)).toFixed(2)),

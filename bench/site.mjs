@@ -1,12 +1,25 @@
-// The floor: a page with the home page's heading and lead paragraph and nothing else,
-// with the site's own headers, served by lathe-site like the site. No page can paint
-// sooner; make bench (run.mjs) and make bench-paint (first-paint.mjs) measure the pages
-// against it.
+// The built site as the benches see it: its routes (from its sitemap), and the floor, a
+// page with the home page's heading and lead paragraph and nothing else, with the site's
+// own headers, served by lathe-site like the site. No page can paint sooner; make bench
+// (run.mjs) and make bench-paint (first-paint.mjs) measure the pages against it.
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stop, waitFor } from "./processes.mjs";
+
+/**
+ * Every route the build in `dist` lists in its sitemap (written from web/src/routes.ts),
+ * or those named in BENCH_ROUTES ("/,/contact"), to narrow a run while iterating.
+ * @param {string} dist
+ * @returns {string[]}
+ */
+export function siteRoutes(dist) {
+  if (process.env.BENCH_ROUTES)
+    return process.env.BENCH_ROUTES.split(",").map((route) => route.trim());
+  const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
+  return [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1]);
+}
 
 /**
  * Serves the floor page made from the built site in `dist` on `port`.
