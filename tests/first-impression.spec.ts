@@ -125,6 +125,11 @@ async function demoAt(page: Page, seconds: number) {
       code: shown(".demo-code"),
       preview: shown(".demo-preview"),
       done: shown(".demo-toast"),
+      // The parts in the code's font that are laid out (styles/demo.css keeps each out
+      // of the layout until its beat, so the first paint needs no monospace face).
+      inCodeFont: [...figure.querySelectorAll(".demo-file, .demo-line, .demo-time")].filter(
+        (element) => element.getClientRects().length > 0,
+      ).length,
     };
   }, seconds * 1000);
 }
@@ -163,6 +168,7 @@ test.describe("the product demo", () => {
       code: true,
       preview: false,
       done: false,
+      inCodeFont: 0,
     });
     // The prompt being typed.
     expect(await demoAt(page, demo.prompt.at + demo.prompt.typing / 2)).toMatchObject({
@@ -183,11 +189,16 @@ test.describe("the product demo", () => {
       firstLine: true,
       code: true,
       preview: false,
+      // The file's name and the lines begun by then.
+      inCodeFont:
+        1 +
+        timeline().filter((b) => b.name.startsWith("code-") && b.at <= at("code-0") + 0.3).length,
     });
     expect(await demoAt(page, at("preview") + 0.5)).toMatchObject({
       code: false,
       preview: true,
       done: false,
+      inCodeFont: 1 + demo.code.lines.length + demo.preview.classes.length,
     });
     expect(await demoAt(page, at("done") + 0.5)).toMatchObject({ preview: true, done: true });
   });

@@ -64,7 +64,10 @@ export function ProductDemo() {
             </div>
             <div className="demo-stage">
               <div className="demo-code" data-beat="preview">
-                <span className="demo-file">{demo.file}</span>
+                {/* The file opens with its first line (styles/demo.css). */}
+                <span className="demo-file" data-beat={codeBeat(0)}>
+                  {demo.file}
+                </span>
                 <code>
                   {demo.code.lines.map((line, i) => (
                     <span key={i} className="demo-line" data-beat={codeBeat(i)}>
