@@ -28,16 +28,16 @@ export const fontId = `geist-${subset}-${version}`;
 /** The file Vite copies into assets/ (hashed), which the app downloads (src/webFont.ts). */
 export const fontFile = `${packageName}/files/geist-${subset}-wght-normal.woff2`;
 
-/** Faces with Arial's metrics, under the names each system knows them by. */
-const arialLike = ["Arial", "ArialMT", "Arimo", "Liberation Sans", "Helvetica Neue", "Helvetica"];
-const arialLikeBold = [
-  "Arial Bold",
-  "Arial-BoldMT",
-  "Arimo Bold",
-  "Liberation Sans Bold",
-  "Helvetica Neue Bold",
-  "Helvetica Bold",
-];
+/**
+ * Faces with Arial's metrics, by the full names systems know them by, most common first:
+ * Arial (Windows, macOS, iOS), Liberation Sans (most Linux desktops), Arimo (ChromeOS).
+ * Each name a browser does not find is a lookup before the first paint: in a fresh
+ * Chromium on Debian, /contact's style took about 10 ms less with the one name that is
+ * there than with the six names this list had (ArialMT, Helvetica Neue and Helvetica too,
+ * which only Apple systems have, and they have Arial).
+ */
+const arialLike = ["Arial", "Liberation Sans", "Arimo"];
+const arialLikeBold = ["Arial Bold", "Liberation Sans Bold", "Arimo Bold"];
 
 /** The fallback's two faces: the site's regular text, and its bold (600 and more). */
 const fallbacks = [
