@@ -1,8 +1,9 @@
 // `make bench-paint`: where each page's main-thread time before its first contentful
 // paint goes, beside the floor page's (site.mjs). Lighthouse's simulated FCP (make bench)
-// is the network's time plus four times the page's first parse, first layout and first
-// paint tasks, and those tasks are what this prints, split by kind: it answers in about
-// three minutes, not make bench's hour, which is what trying a change needs.
+// is the network's time plus the page's first parse, first layout and first paint tasks,
+// each twice its length if it laid out and four times if not (docs/architecture.md,
+// "Measuring"), and those tasks are made of this work, printed by kind: it answers in
+// about three minutes, not make bench's hour, which is what trying a change needs.
 //
 // Each page is opened BENCH_PAINT_RUNS times (15 unless set), each time in a fresh
 // Chromium at Lighthouse's mobile size (412 x 823, DPR 1.75), in rounds (every page once
@@ -11,13 +12,11 @@
 // contentful paint. A fresh browser is the point: a first visit pays for opening local
 // storage and for finding and loading each font, and those costs are most of the gap.
 // Never a test: figures, with the floor beside.
-import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import flags from "../tests/chromium.json" with { type: "json" };
-import { floorSite, siteRoutes } from "./site.mjs";
-import { stop, waitFor } from "./processes.mjs";
+import { floorSite, serveSite, siteRoutes } from "./site.mjs";
 import { median } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -97,17 +96,12 @@ async function visit(url) {
   }
 }
 
-const server = spawn(
-  join(root, "target/release/lathe-site"),
-  ["serve", "--dist", dist, "--port", "4185"],
-  { stdio: "ignore" },
-);
+const site = await serveSite({ root, dist, port: 4185 });
 const floor = await floorSite({ root, dist, port: 4186 });
 try {
-  await waitFor("http://127.0.0.1:4185/");
   const rows = [
     { name: "floor", url: `${floor.origin}/` },
-    ...routes.map((route) => ({ name: route, url: `http://127.0.0.1:4185${route}` })),
+    ...routes.map((route) => ({ name: route, url: `${site.origin}${route}` })),
   ];
   /** @type {Record<string, number>[][]} */
   const results = rows.map(() => []);
@@ -130,6 +124,6 @@ try {
     );
   }
 } finally {
-  await stop(server);
+  await site.stop();
   await floor.stop();
 }

@@ -29,7 +29,7 @@ import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchLine, lineReport } from "./line.mjs";
-import { floorSite, siteRoutes } from "./site.mjs";
+import { floorSite, serveSite, siteRoutes } from "./site.mjs";
 import { median } from "./stats.mjs";
 import { stop, waitFor } from "./processes.mjs";
 import { parseWrk } from "./wrk.mjs";
@@ -37,7 +37,6 @@ import { parseWrk } from "./wrk.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
 const port = 4180;
-const origin = `http://127.0.0.1:${port}`;
 const executablePath = process.env.CHROMIUM;
 if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or run make bench");
 const chromeFlags = ["--headless=new", ...chromium.args];
@@ -46,13 +45,8 @@ const list = (value, all) => (value ? value.split(",").map((v) => v.trim()) : al
 const routes = siteRoutes(dist);
 const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 
-const server = spawn(
-  join(root, "target/release/lathe-site"),
-  ["serve", "--dist", dist, "--port", String(port)],
-  { stdio: "ignore" },
-);
-process.on("exit", () => server.kill());
-await waitFor(origin);
+const site = await serveSite({ root, dist, port });
+const { origin } = site;
 
 // The commit the run measures, read as it starts: one made while it runs is not what it built.
 const results = { date: new Date().toISOString(), commit: currentCommit() };
@@ -77,7 +71,7 @@ const table = report(results);
 console.log(table);
 writeMeasurements(results, table);
 console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
-await stop(server);
+await site.stop();
 
 /**
  * Lighthouse on every route and preset, one fresh Chromium per run, two ways: a new
@@ -293,7 +287,7 @@ async function benchServers() {
   const wasm = assets.find((f) => f.endsWith(".wasm"));
   const paths = ["/", "/contact", `/assets/${js}`, `/assets/${wasm}`];
   const rss = (field) => {
-    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+    const status = readFileSync(`/proc/${String(site.child.pid)}/status`, "utf8");
     return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   };
   servers.memory.idleKB = rss("VmRSS");

@@ -49,18 +49,30 @@ export async function floorSite({ root, dist, port }) {
 `;
   for (const file of ["index.html", "404.html"]) writeFileSync(join(folder, file), page);
   copyFileSync(join(dist, "_headers"), join(folder, "_headers"));
-  const child = spawn(
-    join(root, "target/release/lathe-site"),
-    ["serve", "--dist", folder, "--port", String(port)],
-    { stdio: "ignore" },
-  );
-  const origin = `http://127.0.0.1:${String(port)}`;
-  await waitFor(origin);
+  const served = await serveSite({ root, dist: folder, port });
   return {
-    origin,
+    origin: served.origin,
     stop: async () => {
-      await stop(child);
+      await served.stop();
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The built site in `dist` served by the release build of lathe-site on `port`, once it
+ * answers; stopped with the bench (and by `stop`).
+ * @param {{ root: string, dist: string, port: number }} options
+ * @returns {Promise<{ origin: string, child: import("node:child_process").ChildProcess, stop: () => Promise<void> }>}
+ */
+export async function serveSite({ root, dist, port }) {
+  const child = spawn(
+    join(root, "target/release/lathe-site"),
+    ["serve", "--dist", dist, "--port", String(port)],
+    { stdio: "ignore" },
+  );
+  process.on("exit", () => child.kill());
+  const origin = `http://127.0.0.1:${String(port)}`;
+  await waitFor(origin);
+  return { origin, child, stop: () => stop(child) };
 }
