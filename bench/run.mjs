@@ -379,8 +379,11 @@ function report({
       const without = signUps.lines.find(
         (w) => !w.proof && w.backend === l.backend && w.connections === l.connections,
       );
+      const share = l.proof && without ? l.rps / without.rps : undefined;
       const ratio =
-        l.proof && without ? `${String(Math.round((l.rps / without.rps) * 100))} %` : "";
+        share === undefined
+          ? ""
+          : `${String(Math.round(share * 100))} %${share < 0.9 ? " - UNDER TARGET" : ""}`;
       return `${l.backend.padEnd(14)} ${(l.proof ? "yes" : "no").padStart(5)} ${pad(l.connections, 7)} ${pad(l.rps, 12)} ${pad(l.p99Ms, 7)} ${pad(l.requests - l.refused, 14)} ${pad(l.refused, 9)} ${pad(ratio, 12)}`;
     }),
     ...Object.entries(signUps.stored).map(

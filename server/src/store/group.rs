@@ -133,9 +133,17 @@ async fn together(connection: &mut AnyConnection, group: &mut Vec<Waiting>) -> b
         return false;
     };
     let mut rows = Vec::with_capacity(group.len());
-    for waiting in group.iter() {
+    for (i, waiting) in group.iter().enumerate() {
+        // The last write's savepoint is released as the next one opens: left open, they
+        // would nest, and SQLite would copy every page a write changes once more for each
+        // (its statement journal, written to a file past 64 KiB).
+        let savepoint = if i == 0 {
+            "SAVEPOINT write"
+        } else {
+            "RELEASE write; SAVEPOINT write"
+        };
         let made = async {
-            sqlx::query("SAVEPOINT write").execute(&mut *tx).await?;
+            sqlx::query(savepoint).execute(&mut *tx).await?;
             let made = (waiting.write)(&mut tx).await?;
             if !(waiting.keep)(&made) {
                 sqlx::query("ROLLBACK TO write").execute(&mut *tx).await?;
