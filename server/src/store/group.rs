@@ -134,9 +134,10 @@ async fn together(connection: &mut AnyConnection, group: &mut Vec<Waiting>) -> b
     };
     let mut rows = Vec::with_capacity(group.len());
     for (i, waiting) in group.iter().enumerate() {
-        // The last write's savepoint is released as the next one opens: left open, they
-        // would nest, and SQLite would copy every page a write changes once more for each
-        // (its statement journal, written to a file past 64 KiB).
+        // The last write's savepoint is released as the next one opens. Left open, they
+        // nest, and SQLite keeps the pages every write changed in its statement journal
+        // until the COMMIT: past 64 KiB that journal is a temporary file, written a page
+        // per system call. Released, it is emptied after each write, in memory.
         let savepoint = if i == 0 {
             "SAVEPOINT write"
         } else {
