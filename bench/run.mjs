@@ -330,7 +330,11 @@ function report({
     ...lh.map((r) => {
       const floor = lh.find((f) => f.route === "floor" && f.preset === r.preset);
       const ratio = (value, base) => (value == null || !base ? "-" : (value / base).toFixed(2));
-      return `${r.preset.padEnd(8)} ${r.route.padEnd(9)} ${r.visit.padEnd(8)} ${pad(r.performance, 5)} ${pad(r.accessibility, 4)} ${pad(r.bestPractices, 3)} ${pad(r.seo, 4)} ${pad(r.fcpMs, 9)} ${pad(r.lcpMs, 8)} ${pad(ratio(r.fcpMs, floor?.fcpMs), 6)} ${pad(ratio(r.lcpMs, floor?.lcpMs), 6)} ${pad(r.tbtMs, 7)} ${pad(r.cls, 5)} ${pad(r.transferKB, 12)}  ${r.fcpRange ? `${r.fcpRange.join("-")}, ${r.lcpRange?.join("-") ?? "-"}` : "-"}${r.error ? `  (${r.error})` : ""}`;
+      // Over 1.10 x the floor's FCP or LCP, as printed (two decimals).
+      const over = [ratio(r.fcpMs, floor?.fcpMs), ratio(r.lcpMs, floor?.lcpMs)].some(
+        (x) => Number(x) > 1.1,
+      );
+      return `${r.preset.padEnd(8)} ${r.route.padEnd(9)} ${r.visit.padEnd(8)} ${pad(r.performance, 5)} ${pad(r.accessibility, 4)} ${pad(r.bestPractices, 3)} ${pad(r.seo, 4)} ${pad(r.fcpMs, 9)} ${pad(r.lcpMs, 8)} ${pad(ratio(r.fcpMs, floor?.fcpMs), 6)} ${pad(ratio(r.lcpMs, floor?.lcpMs), 6)} ${pad(r.tbtMs, 7)} ${pad(r.cls, 5)} ${pad(r.transferKB, 12)}  ${r.fcpRange ? `${r.fcpRange.join("-")}, ${r.lcpRange?.join("-") ?? "-"}` : "-"}${r.error ? `  (${r.error})` : ""}${over ? " - OVER TARGET" : ""}`;
     }),
     ...lh.flatMap((r) =>
       r.shifts.map((shift) => `layout shift, ${r.preset} ${r.route} ${r.visit}, ${shift}`),
@@ -369,7 +373,7 @@ function report({
     "path                                   conns   lathe req/s  p99 ms   nginx req/s  p99 ms   lathe/nginx",
     ...servers.lines.map(
       (l) =>
-        `${l.path.padEnd(38)} ${pad(l.connections, 5)} ${pad(l.lathe.rps, 13)} ${pad(l.lathe.p99Ms, 7)} ${pad(l.nginx.rps, 13)} ${pad(l.nginx.p99Ms, 7)} ${pad(`${String(Math.round(l.ratio * 100))} %`, 12)}`,
+        `${l.path.padEnd(38)} ${pad(l.connections, 5)} ${pad(l.lathe.rps, 13)} ${pad(l.lathe.p99Ms, 7)} ${pad(l.nginx.rps, 13)} ${pad(l.nginx.p99Ms, 7)} ${pad(`${String(Math.round(l.ratio * 100))} %`, 12)}${l.ratio < 0.8 ? " - UNDER TARGET" : ""}${l.connections === 100 && l.lathe.p99Ms >= 10 ? " - p99 OVER TARGET" : ""}`,
     ),
     `lathe-site memory: ${String(servers.memory.idleKB)} KB idle, ${String(servers.memory.peakKB)} KB at its peak under load`,
     "",
