@@ -384,11 +384,9 @@ function report({
         (w) => !w.proof && w.backend === l.backend && w.connections === l.connections,
       );
       const share = l.proof && without ? l.rps / without.rps : undefined;
-      const ratio =
-        share === undefined
-          ? ""
-          : `${String(Math.round(share * 100))} %${share < 0.9 ? " - UNDER TARGET" : ""}`;
-      return `${l.backend.padEnd(14)} ${(l.proof ? "yes" : "no").padStart(5)} ${pad(l.connections, 7)} ${pad(l.rps, 12)} ${pad(l.p99Ms, 7)} ${pad(l.requests - l.refused, 14)} ${pad(l.refused, 9)} ${pad(ratio, 12)}`;
+      const ratio = share === undefined ? "" : `${String(Math.round(share * 100))} %`;
+      const under = share !== undefined && share < 0.9 ? " - UNDER TARGET" : "";
+      return `${l.backend.padEnd(14)} ${(l.proof ? "yes" : "no").padStart(5)} ${pad(l.connections, 7)} ${pad(l.rps, 12)} ${pad(l.p99Ms, 7)} ${pad(l.requests - l.refused, 14)} ${pad(l.refused, 9)} ${pad(ratio, 12)}${under}`;
     }),
     ...Object.entries(signUps.stored).map(
       ([backend, { answered, rows }]) =>
