@@ -113,6 +113,7 @@ async function benchLighthouse() {
       tbtMs: pick("tbtMs", medianKnown),
       cls: pick("cls", (values) => Math.max(...values)),
       transferKB: pick("transferKB", medianKnown),
+      benchmarkIndex: pick("benchmarkIndex", medianKnown),
       fcpRange: range(runs.map((r) => r.fcpMs)),
       lcpRange: range(runs.map((r) => r.lcpMs)),
       error: runs.map((r) => r.error).find(Boolean) ?? null,
@@ -159,7 +160,7 @@ async function lighthouseRun({ url, route, preset, after }) {
       await chrome.kill();
     }
   }
-  const { categories, audits, runtimeError } = run.lhr;
+  const { categories, audits, runtimeError, environment } = run.lhr;
   const metric = (id, digits = 0) => {
     const value = audits[id]?.numericValue;
     return typeof value === "number" ? Number(value.toFixed(digits)) : null;
@@ -182,6 +183,10 @@ async function lighthouseRun({ url, route, preset, after }) {
       ? Number((audits["total-byte-weight"].numericValue / 1000).toFixed(1))
       : null,
     shifts: layoutShifts(run),
+    benchmarkIndex:
+      typeof environment?.benchmarkIndex === "number"
+        ? Math.round(environment.benchmarkIndex)
+        : null,
     error: runtimeError?.message ?? audits["cumulative-layout-shift"]?.errorMessage ?? null,
   };
 }
@@ -321,6 +326,34 @@ const targets = {
   proofShare: 0.9,
 };
 
+/**
+ * How fast the machine ran Lighthouse: its benchmark index (Lighthouse's own measure of
+ * the CPU, taken at the start of every run), the median of the rows' medians and their
+ * range. The mobile preset's CPU slowed 4x stands for a mid-range phone on a machine of
+ * about 1,533 (Lighthouse's throttling calculator), and under 1,000 Lighthouse warns that
+ * the machine is slower than it expects (its core/gather/driver/environment.js). A
+ * page's own work before its first paint scales with the machine and the floor's
+ * simulated network does not, so on a slower machine every ratio to the floor rises:
+ * read them beside this.
+ * @param {{ benchmarkIndex?: number | null }[]} lh the Lighthouse rows
+ */
+function machineSpeed(lh) {
+  const known = benchmarkIndexes(lh);
+  if (!known.length) return [];
+  return [
+    `the machine: Lighthouse's benchmark index ${String(median(known))} (rows ${String(Math.min(...known))}-${String(Math.max(...known))}); the mobile preset's CPU slowed 4x stands for a mid-range phone on a machine of about 1,533; under 1,000 Lighthouse warns that the machine is slower than it expects`,
+  ];
+}
+
+/**
+ * The rows' benchmark indexes: none from a bench.json written before they were kept.
+ * @param {{ benchmarkIndex?: number | null }[]} lh the Lighthouse rows
+ * @returns {number[]}
+ */
+function benchmarkIndexes(lh) {
+  return lh.map((r) => r.benchmarkIndex).filter((v) => v != null);
+}
+
 function report({
   lighthouse: lh,
   sizes,
@@ -350,6 +383,7 @@ function report({
     ...lh.flatMap((r) =>
       r.shifts.map((shift) => `layout shift, ${r.preset} ${r.route} ${r.visit}, ${shift}`),
     ),
+    ...machineSpeed(lh),
     "",
     "Sizes (gzip -9)",
     `  .wasm                        ${pad(sizes.wasmGzipBytes, 7)} bytes  (target <= 40,000)`,
@@ -520,6 +554,9 @@ function writeMeasurements(results, table) {
     results.background.frameP95Ms,
     `${String(Math.round(Math.min(...results.servers.lines.map((l) => l.ratio)) * 100))} %`,
     worstToFloor(results.lighthouse),
+    benchmarkIndexes(results.lighthouse).length
+      ? median(benchmarkIndexes(results.lighthouse))
+      : "-",
   ].join(" | ");
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(
@@ -539,8 +576,8 @@ ${table}
 
 ## History
 
-| date (UTC) | commit | .wasm gz | \`/\` gz | mobile \`/\` perf | FCP ms | LCP ms | TBT ms | frame p95 ms | lathe-site/nginx, worst | FCP, LCP / floor, worst |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| date (UTC) | commit | .wasm gz | \`/\` gz | mobile \`/\` perf | FCP ms | LCP ms | TBT ms | frame p95 ms | lathe-site/nginx, worst | FCP, LCP / floor, worst | Lighthouse benchmark index |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${start}
 ${[`| ${row} |`, ...history].join("\n")}
 ${end}
