@@ -31,7 +31,7 @@ if (!executablePath)
 const runs = Number(process.env.BENCH_PAINT_RUNS ?? 15);
 const routes = siteRoutes(dist);
 
-/** The trace events counted, each under the kind it is printed as. */
+/** The trace events timed, each under the kind it is printed as. */
 const kinds = {
   ParseHTML: "parse",
   EvaluateScript: "scripts",
@@ -76,7 +76,7 @@ async function visit(url) {
     const fcp = events.find((e) => e.name === "firstContentfulPaint" && e.pid === parse?.pid);
     if (!parse || !fcp)
       throw new Error(`no first parse or first contentful paint in ${url}'s trace`);
-    const counted = events.filter(
+    const timed = events.filter(
       (e) =>
         e.pid === parse.pid &&
         e.tid === parse.tid &&
@@ -87,8 +87,8 @@ async function visit(url) {
     const within = (inner, outer) =>
       inner !== outer && inner.ts >= outer.ts && inner.ts + inner.dur <= outer.ts + outer.dur;
     const times = Object.fromEntries(columns.map((column) => [column, 0]));
-    for (const event of counted) {
-      const nested = counted.filter((other) => within(other, event));
+    for (const event of timed) {
+      const nested = timed.filter((other) => within(other, event));
       const direct = nested.filter((inner) => !nested.some((outer) => within(inner, outer)));
       const self = event.dur - direct.reduce((sum, inner) => sum + inner.dur, 0);
       times[kinds[event.name]] += self / 1000;
@@ -111,7 +111,7 @@ async function visit(url) {
         e.ts >= (start?.ts ?? parse.ts) &&
         e.ts < fcp.ts,
     );
-    const holds = (task, name) => counted.some((e) => e.name === name && within(e, task));
+    const holds = (task, name) => timed.some((e) => e.name === name && within(e, task));
     const firsts = new Set(
       ["ParseHTML", "Layout", "Paint"].map((name) => tasks.find((task) => holds(task, name))),
     );
