@@ -83,7 +83,7 @@ RUST_SOURCES := Cargo.toml Cargo.lock $(shell find core server -type f \( -name 
 SERVER_SOURCES := Cargo.toml Cargo.lock server/Cargo.toml $(shell find server/src server/migrations -type f)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e image test-image screenshots bench bench-paint fuzz clean
+.PHONY: help setup start collect dev build pkg test lint test-setup test-rust test-wasm test-web test-html test-package test-e2e image test-image screenshots bench bench-paint bench-report fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -233,7 +233,7 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 	  $(RUST) cargo clippy --all-targets -- -D warnings; \
 	fi
 
-test-setup: | setup ## The set-up's messages: an old Node, a machine without apt-get, the dev server without pkg/
+test-setup: | setup ## The scripts' tests: the set-up's messages (an old Node, no apt-get, no pkg/), the lint reader, make bench's report
 	node --test scripts/tests/
 
 test-rust: $(TEST_SERVER) | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
@@ -288,6 +288,9 @@ bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/releas
 
 bench-paint: build target/release/lathe-site ## Where each page's time before its first paint goes, beside the floor page's (about 3 minutes)
 	node bench/first-paint.mjs
+
+bench-report: | setup ## The last make bench's report again, from its figures (bench/results/bench.json); writes docs/measurements.md
+	node bench/report.mjs --write
 
 # Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
 target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | setup

@@ -1,0 +1,83 @@
+// bench/report.mjs, make bench's report, from the figures of a recorded run
+// (fixtures/bench.json: make bench at cc9a8fb, on the machine at a third of its speed).
+// The report runs after an hour of measuring: a report that fails loses the run's table.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { report, targets, writeMeasurements } from "../../bench/report.mjs";
+
+const fixture = () =>
+  JSON.parse(readFileSync(new URL("fixtures/bench.json", import.meta.url), "utf8"));
+
+/** The rows' benchmark indexes, sorted, and their median (the higher of two middles). */
+function indexes(results) {
+  const sorted = results.lighthouse.map((r) => r.benchmarkIndex).sort((a, b) => a - b);
+  return { sorted, median: sorted[Math.floor(sorted.length / 2)] };
+}
+
+test("each Lighthouse row is marked exactly when its FCP or LCP is over 1.10 x the floor's", () => {
+  const results = fixture();
+  const lines = report(results).split("\n");
+  let over = 0;
+  for (const row of results.lighthouse.filter((r) => r.route !== "floor")) {
+    const floor = results.lighthouse.find((r) => r.route === "floor" && r.preset === row.preset);
+    const ratios = [row.fcpMs / floor.fcpMs, row.lcpMs / floor.lcpMs].map((x) => x.toFixed(2));
+    const line = lines.find(
+      (l) =>
+        l.startsWith(`${row.preset.padEnd(8)} ${row.route.padEnd(9)} ${row.visit.padEnd(8)}`) &&
+        l.includes(` ${ratios[0]} `),
+    );
+    assert.ok(line, `a line for ${row.preset} ${row.route} ${row.visit}`);
+    const missed = ratios.some((x) => Number(x) > targets.toFloor);
+    over += missed ? 1 : 0;
+    assert.equal(line.endsWith(" - OVER TARGET"), missed, line);
+  }
+  // The fixture has both kinds, so both branches above were taken.
+  assert.ok(over > 0 && over < results.lighthouse.length - 2);
+});
+
+test("the machine's benchmark index: the rows' median and range, and none from older figures", () => {
+  const results = fixture();
+  const { sorted, median } = indexes(results);
+  const withIndex = report(results);
+  const line = withIndex.split("\n").find((l) => l.startsWith("the machine: "));
+  assert.ok(
+    line?.includes(
+      `benchmark index ${String(median)} (rows ${String(sorted[0])}-${String(sorted.at(-1))})`,
+    ),
+    line,
+  );
+  // A bench.json written before the index was kept: the same report, less that line.
+  for (const row of results.lighthouse) delete row.benchmarkIndex;
+  const without = report(results);
+  assert.equal(without, withIndex.replace(`${line}\n`, ""));
+});
+
+test("docs/measurements.md: the run in full, and its history newest first, the index last", () => {
+  const folder = mkdtempSync(join(tmpdir(), "bench-report-"));
+  try {
+    const file = join(folder, "measurements.md");
+    const older = { ...fixture(), date: "2026-11-28T10:00:00.000Z", commit: "older00" };
+    const newer = { ...fixture(), date: "2026-11-29T10:00:00.000Z", commit: "newer00" };
+    writeFileSync(file, "");
+    writeMeasurements(older, report(older), file);
+    writeMeasurements(newer, report(newer), file);
+    const page = readFileSync(file, "utf8");
+    assert.ok(page.includes("## Latest run: 2026-11-29T10:00:00.000Z (newer00)"));
+    assert.ok(page.includes(report(newer)));
+    const rows = page.split("\n").filter((l) => l.startsWith("| 2026-"));
+    assert.deepEqual(
+      rows.map((r) => r.split(" | ")[1]),
+      ["newer00", "older00"],
+    );
+    const header = page.split("\n").find((l) => l.startsWith("| date (UTC)"));
+    const columns = (l) => l.split(" | ").length;
+    assert.equal(columns(rows[0]), columns(header));
+    assert.ok(header.endsWith("| Lighthouse benchmark index |"));
+    assert.ok(rows[0].endsWith(` | ${String(indexes(newer).median)} |`));
+  } finally {
+    rmSync(folder, { recursive: true });
+  }
+});
