@@ -3,7 +3,7 @@
 // side effects on import, so that `node bench/report.mjs` prints the last run's report
 // again (with --write, writes docs/measurements.md too: after a run whose report failed,
 // say) and scripts/tests/bench-report.test.mjs checks it.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lineReport } from "./line.mjs";
@@ -282,7 +282,12 @@ ${end}
 // `node bench/report.mjs [--write]`: the last run's report, from its figures.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-  const results = JSON.parse(readFileSync(join(root, "bench", "results", "bench.json"), "utf8"));
+  const figures = join(root, "bench", "results", "bench.json");
+  if (!existsSync(figures)) {
+    console.error(`No ${figures}: make bench writes it (the report is printed from it).`);
+    process.exit(1);
+  }
+  const results = JSON.parse(readFileSync(figures, "utf8"));
   const table = report(results);
   console.log(table);
   if (process.argv.includes("--write")) {
