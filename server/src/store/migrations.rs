@@ -33,6 +33,7 @@ const FILES: &[(&str, &str)] = embedded![
     "0011_allowances_in_microseconds",
     "0012_mailbox_hash",
     "0013_standings",
+    "0014_proofs_in_expiry_order",
 ];
 
 /// The embedded migrations, as a source for sqlx's migrator.

@@ -479,10 +479,10 @@ impl Parts {
                 if self.allowance {
                     "spent AS (INSERT INTO proofs (signature, expires_at)
                          SELECT $23, $24 WHERE EXISTS (SELECT 1 FROM allowed)
-                         ON CONFLICT (signature) DO NOTHING RETURNING 1)"
+                         ON CONFLICT (expires_at, signature) DO NOTHING RETURNING 1)"
                 } else {
                     "spent AS (INSERT INTO proofs (signature, expires_at) VALUES ($23, $24)
-                         ON CONFLICT (signature) DO NOTHING RETURNING 1)"
+                         ON CONFLICT (expires_at, signature) DO NOTHING RETURNING 1)"
                 }
                 .to_owned(),
             );
@@ -582,7 +582,7 @@ impl Parts {
                  SELECT signature, expires_at FROM input
                  WHERE signature IS NOT NULL
                      AND (client IS NULL OR client IN (SELECT client FROM allowed))
-                 ON CONFLICT (signature) DO NOTHING RETURNING signature)"
+                 ON CONFLICT (expires_at, signature) DO NOTHING RETURNING signature)"
                 .to_owned(),
             format!(
                 "stored AS ({} RETURNING email_key, status, id, repeats)",
@@ -675,7 +675,7 @@ impl Parts {
         if self.proof {
             script.push(
                 "INSERT INTO proofs (signature, expires_at) VALUES ($23, $24)
-                 ON CONFLICT (signature) DO NOTHING"
+                 ON CONFLICT (expires_at, signature) DO NOTHING"
                     .to_owned(),
             );
         }

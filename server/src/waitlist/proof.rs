@@ -4,7 +4,8 @@
 //! browser, and sent back in the sign-up's `altcha` field as the specification encodes it
 //! (base64 of `{"challenge", "solution"}`). A solution is accepted once: its challenge's
 //! signature is recorded in the database with the entry it pays for
-//! ([`crate::store::Store::sign_up`]).
+//! ([`crate::store::Store::sign_up`]), under its expiry to the millisecond, which each
+//! challenge carries in its signed `data` ([`EXPIRES_AT_MS`]; docs/server.md, "No bots").
 
 use std::ops::RangeInclusive;
 
@@ -32,6 +33,13 @@ pub const COST: u32 = 500;
 pub const COUNTERS: RangeInclusive<u32> = 250..=1000;
 /// The longest `altcha` field accepted.
 const PAYLOAD_LIMIT: usize = 4096;
+/// The name, in a challenge's signed `data`, of its expiry in ms since the Unix epoch.
+/// ALTCHA's own `expiresAt` counts whole seconds: a spent proof is recorded under this
+/// one, so that proofs spent in about the order they were issued are recorded in the order
+/// of their key, each at the right edge of its index, not at a random page of it (the
+/// signature is random). Challenges issued before it was added have none: their key is
+/// `expiresAt` in ms, as it was.
+pub const EXPIRES_AT_MS: &str = "expiresAtMs";
 
 /// Why a proof of work was refused.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +77,8 @@ impl std::fmt::Debug for Proofs {
 pub struct Checked {
     /// The challenge's signature.
     pub signature: String,
-    /// When the challenge expires, in ms since the Unix epoch.
+    /// When the challenge expires, in ms since the Unix epoch: [`EXPIRES_AT_MS`], never
+    /// before ALTCHA's own `expiresAt`.
     pub expires_at: i64,
 }
 
@@ -103,11 +112,14 @@ impl Proofs {
     /// # Panics
     /// When the system's random source fails.
     pub fn challenge_answered_by(&self, counter: u32, now: i64) -> altcha::Challenge {
+        let expires_at_ms = now + LIFETIME_S * 1000;
         altcha::create_challenge(altcha::CreateChallengeOptions {
             algorithm: "PBKDF2/SHA-256".into(),
             cost: COST,
             counter: Some(counter),
-            expires_at: Some(now / 1000 + LIFETIME_S),
+            data: Some([(EXPIRES_AT_MS.to_owned(), expires_at_ms.into())].into()),
+            // Whole seconds, rounded down: ALTCHA's expiry is never after ours.
+            expires_at: Some(expires_at_ms.div_euclid(1000)),
             hmac_signature_secret: Some(self.challenge_key.clone()),
             hmac_key_signature_secret: Some(self.answer_key.clone()),
             ..Default::default()
@@ -140,15 +152,16 @@ impl Proofs {
         if !result.verified {
             return Err(ProofError::Invalid);
         }
-        let signature = payload.challenge.signature.ok_or(ProofError::Invalid)?;
-        let expires_at = payload
-            .challenge
-            .parameters
-            .expires_at
-            .ok_or(ProofError::Invalid)?;
+        let parameters = payload.challenge.parameters;
+        let seconds = parameters.expires_at.ok_or(ProofError::Invalid)?;
+        // Signed with the rest: a value of ours.
+        let expires_at = match parameters.data.as_ref().map(|data| data.get(EXPIRES_AT_MS)) {
+            None | Some(None) => seconds.saturating_mul(1000),
+            Some(Some(ms)) => ms.as_i64().ok_or(ProofError::Invalid)?,
+        };
         Ok(Checked {
-            signature,
-            expires_at: expires_at.saturating_mul(1000),
+            signature: payload.challenge.signature.ok_or(ProofError::Invalid)?,
+            expires_at,
         })
     }
 }
@@ -168,4 +181,24 @@ pub(super) fn challenge(proofs: Option<&Proofs>) -> Response {
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_challenge_carries_its_expiry_to_the_millisecond_and_altchas_is_never_later() {
+        let proofs = Proofs::new(&Key::new("a test key of more than thirty-two bytes").unwrap());
+        for now in [1_700_000_000_000, 1_700_000_000_999] {
+            let parameters = proofs.challenge(now).parameters;
+            let ms = now + LIFETIME_S * 1000;
+            assert_eq!(
+                parameters.data.unwrap()[EXPIRES_AT_MS],
+                serde_json::json!(ms),
+                "{now}"
+            );
+            assert_eq!(parameters.expires_at, Some(1_700_000_600), "{now}");
+        }
+    }
 }

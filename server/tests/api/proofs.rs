@@ -1,7 +1,8 @@
 //! The proof of work (`--proof-of-work`): challenges the ALTCHA reference implementation
 //! (`altcha` from `PyPI`, `core/solver/tests/altcha_reference.py`) solves, each solution accepted once,
 //! on both databases and across two instances; missing, forged, tampered and expired
-//! solutions refused with their reasons.
+//! solutions refused with their reasons; spent ones kept until they expire, under their
+//! expiry to the millisecond.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -9,11 +10,11 @@ use std::process::{Command, Stdio};
 
 use base64::Engine;
 use lathe_site::domain::token::Key;
-use lathe_site::store::Location;
-use lathe_site::waitlist::proof::{COUNTERS, LIFETIME_S, Proofs};
+use lathe_site::store::{Location, NotStored, Proof, Store};
+use lathe_site::waitlist::proof::{COUNTERS, EXPIRES_AT_MS, LIFETIME_S, Proofs};
 use lathe_site_testkit::{Reply, error, get, post, refusal, sign_up, sign_up_with, sqlite};
 
-use crate::helpers::{KEY, TestApp, collecting, unlimited};
+use crate::helpers::{KEY, TestApp, collecting, entry, run, schema_before, sql_text, unlimited};
 
 /// The site collecting into `database`, asking for proofs signed with `key`.
 fn asking(database: &Location, key: &str) -> TestApp {
@@ -58,6 +59,35 @@ fn with_proof(address: SocketAddr, email: &str, proof: &str) -> Reply {
     post(address, &sign_up_with(email, "altcha", proof))
 }
 
+/// The payload an `altcha` field holds.
+fn decoded(proof: &str) -> serde_json::Value {
+    let engine = base64::engine::general_purpose::STANDARD;
+    serde_json::from_slice(&engine.decode(proof).unwrap()).unwrap()
+}
+
+/// A challenge as the server issued them before each carried its expiry to the
+/// millisecond (no `data`; the options `Proofs::challenge_answered_by` gives, less that),
+/// issued at `now` and solved: (the `altcha` field, its expiry in whole seconds).
+fn solved_as_before(now: i64) -> (String, i64) {
+    let key = Key::new(KEY).unwrap();
+    let expires_at = now / 1000 + LIFETIME_S;
+    let challenge = altcha::create_challenge(altcha::CreateChallengeOptions {
+        algorithm: "PBKDF2/SHA-256".into(),
+        cost: lathe_site::waitlist::proof::COST,
+        counter: Some(*COUNTERS.start()),
+        expires_at: Some(expires_at),
+        hmac_signature_secret: Some(key.derive("altcha challenge")),
+        hmac_key_signature_secret: Some(key.derive("altcha answer")),
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(challenge.parameters.data.is_none());
+    (
+        solved(&serde_json::to_string(&challenge).unwrap()),
+        expires_at,
+    )
+}
+
 fn accepts_each_solution_once(database: &Location) {
     let app = asking(database, KEY);
     // A script that did not do the work is refused, and says why.
@@ -74,6 +104,17 @@ fn accepts_each_solution_once(database: &Location) {
     assert_eq!(
         with_proof(app.address, "ada@example.com", &proof).status,
         201
+    );
+    // Recorded under its expiry to the millisecond, from the challenge's signed data.
+    let parameters = &decoded(&proof)["challenge"]["parameters"];
+    let expires_at = parameters["data"][EXPIRES_AT_MS].as_i64().unwrap();
+    assert_eq!(parameters["expiresAt"].as_i64(), Some(expires_at / 1000));
+    assert_eq!(
+        sql_text(
+            database,
+            "SELECT COUNT(*) || ' ' || MAX(expires_at) FROM proofs"
+        ),
+        format!("1 {expires_at}")
     );
     let again = with_proof(app.address, "bea@example.com", &proof);
     assert_eq!(
@@ -101,9 +142,7 @@ fn forged_tampered_and_expired_solutions_are_refused() {
     assert_eq!(refusal(&reply), (403, "bad-proof".into()));
     // Ours, with its answer altered, or its challenge made cheaper.
     let engine = base64::engine::general_purpose::STANDARD;
-    let fresh = |app: &TestApp| -> serde_json::Value {
-        serde_json::from_slice(&engine.decode(proof_from(app.address)).unwrap()).unwrap()
-    };
+    let fresh = |app: &TestApp| decoded(&proof_from(app.address));
     let mut answer = fresh(&app);
     let key = answer["solution"]["derivedKey"]
         .as_str()
@@ -113,7 +152,14 @@ fn forged_tampered_and_expired_solutions_are_refused() {
     answer["solution"]["derivedKey"] = format!("{flipped}{}", &key[1..]).into();
     let mut cheaper = fresh(&app);
     cheaper["challenge"]["parameters"]["cost"] = 1.into();
-    for (n, tampered) in [answer, cheaper].iter().enumerate() {
+    // The expiry it is recorded under, made sooner (so that it would be forgotten, and
+    // accepted again, before the challenge expires) or later.
+    let [mut sooner, mut later] = [fresh(&app), fresh(&app)];
+    for (payload, by) in [(&mut sooner, -60_000), (&mut later, 60_000)] {
+        let ms = &mut payload["challenge"]["parameters"]["data"][EXPIRES_AT_MS];
+        *ms = (ms.as_i64().unwrap() + by).into();
+    }
+    for (n, tampered) in [answer, cheaper, sooner, later].iter().enumerate() {
         let tampered = engine.encode(tampered.to_string());
         let reply = with_proof(app.address, &format!("tampered{n}@example.com"), &tampered);
         assert_eq!((reply.status, error(&reply)), (403, invalid.into()), "{n}");
@@ -248,3 +294,95 @@ fn without_the_flag_no_proof_is_asked_and_the_challenge_route_says_so() {
     assert_eq!(none.header("cache-control"), Some("no-store"));
     assert_eq!(post(app.address, &sign_up("plain@example.com")).status, 201);
 }
+
+/// A list whose spent proofs were kept under their signatures alone (the schema before
+/// migration 0014), opened by this server: a proof spent then is still refused, and a
+/// challenge issued then, without its expiry to the millisecond, is accepted once.
+fn proofs_spent_before_the_key_held_their_expiry_stay_spent(database: &Location) {
+    let now = lathe_site::now_ms();
+    let (spent, seconds) = solved_as_before(now);
+    let signature = decoded(&spent)["challenge"]["signature"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run(async {
+        let pool = schema_before(database, "0014").await;
+        sqlx::query("INSERT INTO proofs (signature, expires_at) VALUES ($1, $2)")
+            .bind(&signature)
+            .bind(seconds * 1000)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+    let app = asking(database, KEY);
+    assert_eq!(
+        refusal(&with_proof(app.address, "old@example.com", &spent)),
+        (409, "used-proof".into())
+    );
+    let (unspent, _) = solved_as_before(now);
+    assert_eq!(
+        with_proof(app.address, "new@example.com", &unspent).status,
+        201
+    );
+    assert_eq!(
+        refusal(&with_proof(app.address, "again@example.com", &unspent)),
+        (409, "used-proof".into())
+    );
+}
+
+/// The owner's purge forgets the proofs whose challenges have expired, and only those:
+/// one that has not is still refused after it.
+fn expired_proofs_are_forgotten_and_only_they(database: &Location) {
+    let now = lathe_site::now_ms();
+    let proof = |signature, expires_at| {
+        Some(Proof {
+            signature,
+            expires_at,
+        })
+    };
+    run(async {
+        let store = Store::open(database).await.unwrap();
+        for (email, signature, expires_at) in [
+            ("gone@example.com", "expired", now - 1),
+            ("kept@example.com", "current", now),
+        ] {
+            let stored = store
+                .sign_up(
+                    &entry(email),
+                    false,
+                    proof(signature, expires_at),
+                    None,
+                    None,
+                )
+                .await
+                .unwrap();
+            assert!(stored.is_ok(), "{email}");
+        }
+        store.purge(now, false).await.unwrap();
+    });
+    assert_eq!(
+        sql_text(database, "SELECT STRING_AGG(signature, ',') FROM proofs"),
+        "current"
+    );
+    let again = run(async {
+        let store = Store::open(database).await.unwrap();
+        let again = store
+            .sign_up(
+                &entry("again@example.com"),
+                false,
+                proof("current", now),
+                None,
+                None,
+            )
+            .await
+            .unwrap();
+        again.err()
+    });
+    assert_eq!(again, Some(NotStored::ProofUsed));
+}
+
+lathe_site_testkit::on_both_databases!(
+    proofs_spent_before_the_key_held_their_expiry_stay_spent,
+    expired_proofs_are_forgotten_and_only_they,
+);

@@ -13,7 +13,9 @@ use lathe_site_testkit::{
 };
 use serde_json::Value;
 
-use crate::helpers::{Links, TestApp, collecting, invite, links, mail, sql_text, unlimited};
+use crate::helpers::{
+    Links, TestApp, collecting, invite, links, mail, schema_before, sql_text, unlimited,
+};
 
 const CONFIRM: &str = "/api/waitlist/confirm";
 const MANAGE: &str = "/api/waitlist/manage";
@@ -516,42 +518,6 @@ fn an_older_list_gets_codes_and_a_line(database: &Location) {
         ),
         "5"
     );
-}
-
-/// `database` brought to the schema before migration `version` (a list an older server
-/// kept), and a pool on it. Async, so that the pool is used and closed in the runtime
-/// that opened it: a PostgreSQL connection carried into another runtime fails once the
-/// first is shut down ("A Tokio 1.x context was found, but it is being shutdown").
-async fn schema_before(database: &Location, version: &str) -> sqlx::AnyPool {
-    // A folder of its own for each database's run: the two run at once in this process
-    // (with one folder, the first to finish removed it under the other). The process's
-    // id first, where the scratch folder's clean-up reads it.
-    let backend = if database.url.starts_with("postgres") {
-        "postgres"
-    } else {
-        "sqlite"
-    };
-    let schema = lathe_site_testkit::scratch(&format!(
-        "migrations-{}-{version}-{backend}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&schema).unwrap();
-    let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
-    for file in std::fs::read_dir(folder).unwrap() {
-        let path = file.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        if name.as_str() < version {
-            std::fs::copy(&path, schema.join(&name)).unwrap();
-        }
-    }
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(&database.url).await.unwrap();
-    let migrator = sqlx::migrate::Migrator::new(schema.as_path())
-        .await
-        .unwrap();
-    migrator.run(&pool).await.unwrap();
-    std::fs::remove_dir_all(&schema).unwrap();
-    pool
 }
 
 /// A list whose line was kept in `waitlist`'s own columns (the schema before migration
