@@ -131,13 +131,14 @@ export function report({
     ),
     `lathe-site memory: ${String(servers.memory.idleKB)} KB idle, ${String(servers.memory.peakKB)} KB at its peak under load`,
     "",
-    `The waitlist: POST /api/waitlist, a new address each request, wrk 5 s (every answered sign-up stored; with a proof of work each: within ${String(Math.round((1 - targets.proofShare) * 100))} % of the same line without)`,
+    `The waitlist: POST /api/waitlist, a new address each request, wrk 5 s${signUps.lines[0]?.rounds ? `, the median of ${String(signUps.lines[0].rounds.length)} rounds, the two modes in turns` : ""} (every answered sign-up stored; with a proof of work each: within ${String(Math.round((1 - targets.proofShare) * 100))} % of the same line without${signUps.lines[0]?.rounds ? ", the median of the rounds' shares" : ""})`,
     "database       proof   conns   sign-ups/s  p99 ms   answered 2xx   refused   of without",
     ...signUps.lines.map((l) => {
       const without = signUps.lines.find(
         (w) => !w.proof && w.backend === l.backend && w.connections === l.connections,
       );
-      const share = l.proof && without ? l.rps / without.rps : undefined;
+      // A run recorded before the rounds has no share of its own.
+      const share = l.share ?? (l.proof && without ? l.rps / without.rps : undefined);
       const ratio = share === undefined ? "" : `${String(Math.round(share * 100))} %`;
       const under = share !== undefined && share < targets.proofShare ? " - UNDER TARGET" : "";
       return `${l.backend.padEnd(14)} ${(l.proof ? "yes" : "no").padStart(5)} ${pad(l.connections, 7)} ${pad(l.rps, 12)} ${pad(l.p99Ms, 7)} ${pad(l.requests - l.refused, 14)} ${pad(l.refused, 9)} ${pad(ratio, 12)}${under}`;

@@ -1,94 +1,118 @@
 // make bench, the waitlist: sign-ups stored per second and their p99 latency, with wrk
 // (bench/signup.lua: every request a new address) against `lathe-site serve --database`,
 // SQLite and PostgreSQL (a throwaway cluster, scripts/postgres.sh, with its default
-// durable settings), at 10 and 100 connections; then again with --proof-of-work, each
-// sign-up carrying a valid proof of its own (made beforehand by server/examples/proofs.rs,
-// the work done once instead of searched for), so that the figure includes verifying
-// and recording it (target: within 10 % of the same run without). After each backend, the
-// rows are counted with the owner's tool: every 2xx answer must be a stored row.
+// durable settings), at 10 and 100 connections; and with --proof-of-work, each sign-up
+// carrying a valid proof of its own (made beforehand by server/examples/proofs.rs, the
+// work done once instead of searched for), so that the figure includes verifying and
+// recording it (target: within 10 % of the same line without). The two modes run in
+// turns, ROUNDS of each (a server started for each), and each line is the median of its
+// rounds: on this machine one 5 s run against another of the same build can differ by a
+// third, when the disk or the other core is busy, and a turn's two sides share the
+// minute. The share of a line with proofs is the median of its rounds' shares. After each
+// backend, the rows are counted with the owner's tool: every 2xx answer must be a stored
+// row.
 import { execFileSync, spawn } from "node:child_process";
 import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withDatabases } from "./databases.mjs";
 import { stop } from "./processes.mjs";
+import { median } from "./stats.mjs";
 import { parseWrk } from "./wrk.mjs";
 import { PROOF_KEY } from "./proofs.mjs";
 
 /** Proofs made for each run with --proof-of-work: more than 5 s of the fastest run. */
 const PROOFS = 60_000;
+/** Turns of the two modes, each line the median of its rounds. */
+const ROUNDS = 3;
+const CONNECTIONS = [10, 100];
+
+/**
+ * @typedef {{ rps: number, p99Ms: number, requests: number, refused: number }} Run one wrk run
+ * @typedef {{ backend: string, proof: boolean, connections: number, rps: number, p99Ms: number, requests: number, refused: number, rounds: number[], share?: number, shares?: number[] }} Line
+ *   a line's medians (requests and refused: all its rounds'), each round's sign-ups a
+ *   second, and with proofs the median of its rounds' shares of the line without, and each
+ */
 
 /**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
- * @returns {Promise<{
- *   lines: Array<{ backend: string, proof: boolean, connections: number, rps: number, p99Ms: number, requests: number, refused: number }>,
- *   stored: Record<string, { answered: number, rows: number }>,
- *   walBytes: number,
- * }>}
+ * @returns {Promise<{ lines: Line[], stored: Record<string, { answered: number, rows: number }>, walBytes: number }>}
  */
 export async function benchSignUps({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
+  /** @type {Line[]} */
   const lines = [];
   const stored = {};
   let largestWal = 0;
   await withDatabases(root, "sign-ups", async (folder, databases) => {
     for (const [backend, location] of databases) {
       let answered = 0;
-      let rows = 0;
-      for (const proof of [false, true]) {
-        // Each mode on an empty database, so that neither finds the other's rows: a second
-        // SQLite file; the cluster's own `postgres` database.
-        const database = proof ? fresh(location) : location;
-        const port = 4182;
-        // No rate limit: every request here comes from one address.
-        const server = spawn(
-          binary,
-          [
-            ...["serve", "--dist", dist, "--port", String(port), "--database", database],
-            ...["--sign-ups-per-minute", "0", ...(proof ? ["--proof-of-work"] : [])],
-          ],
-          { stdio: "ignore", env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
-        );
-        try {
-          await waitFor(`http://127.0.0.1:${String(port)}/`);
-          // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
-          let walBytes = 0;
-          const wal = backend === "SQLite" && !proof ? `${database}-wal` : undefined;
-          const sampler = wal
-            ? setInterval(() => {
-                try {
-                  walBytes = Math.max(walBytes, statSync(wal).size);
-                } catch {
-                  // Not there yet.
-                }
-              }, 20)
-            : undefined;
-          for (const connections of [10, 100]) {
-            const label = `${backend}-${proof ? "proof-" : ""}${String(connections)}`;
-            const proofs = proof ? join(folder, `${label}.proofs`) : undefined;
-            if (proofs) {
-              writeFileSync(
+      /** @type {Map<string, Run[]>} each line's rounds, by `${proof} ${connections}` */
+      const runs = new Map();
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const proof of [false, true]) {
+          // Each mode on a database of its own, so that neither finds the other's rows: a
+          // second SQLite file; the cluster's own `postgres` database.
+          const database = proof ? fresh(location) : location;
+          const port = 4182;
+          // No rate limit: every request here comes from one address.
+          const server = spawn(
+            binary,
+            [
+              ...["serve", "--dist", dist, "--port", String(port), "--database", database],
+              ...["--sign-ups-per-minute", "0", ...(proof ? ["--proof-of-work"] : [])],
+            ],
+            { stdio: "ignore", env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
+          );
+          try {
+            await waitFor(`http://127.0.0.1:${String(port)}/`);
+            // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
+            const wal = backend === "SQLite" && !proof ? `${database}-wal` : undefined;
+            const sampler = wal
+              ? setInterval(() => {
+                  try {
+                    largestWal = Math.max(largestWal, statSync(wal).size);
+                  } catch {
+                    // Not there yet.
+                  }
+                }, 20)
+              : undefined;
+            for (const connections of CONNECTIONS) {
+              // The round in the addresses: each round's sign-ups are new ones.
+              const label = `${backend}-${proof ? "proof-" : ""}${String(connections)}-r${String(round)}`;
+              const proofs = proof ? join(folder, `${label}.proofs`) : undefined;
+              if (proofs) {
+                writeFileSync(
+                  proofs,
+                  execFileSync(join(root, "target/release/examples/proofs"), [String(PROOFS)], {
+                    env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY },
+                    maxBuffer: 1 << 30,
+                  }),
+                );
+              }
+              const run = await wrkPost(
+                `http://127.0.0.1:${String(port)}`,
+                connections,
+                label,
+                root,
                 proofs,
-                execFileSync(join(root, "target/release/examples/proofs"), [String(PROOFS)], {
-                  env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY },
-                  maxBuffer: 1 << 30,
-                }),
               );
+              answered += run.requests - run.refused;
+              const key = `${String(proof)} ${String(connections)}`;
+              runs.set(key, [...(runs.get(key) ?? []), run]);
             }
-            const run = await wrkPost(
-              `http://127.0.0.1:${String(port)}`,
-              connections,
-              label,
-              root,
-              proofs,
-            );
-            answered += run.requests - run.refused;
-            lines.push({ backend, proof, connections, ...run });
+            clearInterval(sampler);
+          } finally {
+            await stop(server);
           }
-          clearInterval(sampler);
-          if (wal) largestWal = walBytes;
-        } finally {
-          await stop(server);
         }
+      }
+      for (const proof of [false, true]) {
+        for (const connections of CONNECTIONS) {
+          lines.push(line(backend, proof, connections, runs));
+        }
+      }
+      let rows = 0;
+      for (const database of [location, fresh(location)]) {
         rows += Number(
           execFileSync(binary, ["waitlist", "--database", database, "count"], { encoding: "utf8" }),
         );
@@ -97,6 +121,35 @@ export async function benchSignUps({ root, dist, waitFor }) {
     }
   });
   return { lines, stored, walBytes: largestWal };
+}
+
+/**
+ * One line's figures from its rounds (`runs`, by `${proof} ${connections}`): medians, and
+ * with proofs the median of each round's share of the same round's line without.
+ * @param {string} backend
+ * @param {boolean} proof
+ * @param {number} connections
+ * @param {Map<string, Run[]>} runs
+ * @returns {Line}
+ */
+function line(backend, proof, connections, runs) {
+  const own = runs.get(`${String(proof)} ${String(connections)}`) ?? [];
+  const rounds = own.map((r) => r.rps);
+  /** @type {Line} */
+  const figures = {
+    backend,
+    proof,
+    connections,
+    rps: median(rounds),
+    p99Ms: median(own.map((r) => r.p99Ms)),
+    requests: own.reduce((sum, r) => sum + r.requests, 0),
+    refused: own.reduce((sum, r) => sum + r.refused, 0),
+    rounds,
+  };
+  if (!proof) return figures;
+  const without = runs.get(`false ${String(connections)}`) ?? [];
+  const shares = own.map((r, i) => r.rps / without[i].rps);
+  return { ...figures, share: median(shares), shares };
 }
 
 /**

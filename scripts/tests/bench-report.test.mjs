@@ -55,6 +55,35 @@ test("the machine's benchmark index: the rows' median and range, and none from o
   assert.equal(without, withIndex.replace(`${line}\n`, ""));
 });
 
+test("a proof line's share is its rounds' median share when it has rounds, else of its medians", () => {
+  const results = fixture();
+  const row = (l) =>
+    report(results)
+      .split("\n")
+      .find((r) =>
+        r.startsWith(
+          `${l.backend.padEnd(14)} ${"yes".padStart(5)} ${String(l.connections).padStart(7)} `,
+        ),
+      );
+  const proofLines = results.signUps.lines.filter((l) => l.proof);
+  assert.ok(proofLines.length > 0);
+  for (const l of proofLines) {
+    // Recorded before the rounds: the line's figure over the line without's.
+    const without = results.signUps.lines.find(
+      (w) => !w.proof && w.backend === l.backend && w.connections === l.connections,
+    );
+    const before = l.rps / without.rps;
+    assert.ok(row(l).includes(` ${String(Math.round(before * 100))} %`), row(l));
+    // With rounds: their median share, whatever the medians' ratio, and marked by it.
+    for (const share of [targets.proofShare - 0.01, targets.proofShare]) {
+      Object.assign(l, { share, shares: [share], rounds: [l.rps] });
+      const line = row(l);
+      assert.ok(line.includes(` ${String(Math.round(share * 100))} %`), line);
+      assert.equal(line.endsWith(" - UNDER TARGET"), share < targets.proofShare, line);
+    }
+  }
+});
+
 test("docs/measurements.md: the run in full, and its history newest first, the index last", () => {
   const folder = mkdtempSync(join(tmpdir(), "bench-report-"));
   try {
