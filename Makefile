@@ -233,7 +233,7 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 	  $(RUST) cargo clippy --all-targets -- -D warnings; \
 	fi
 
-test-setup: | setup ## The scripts' tests: the set-up's messages (an old Node, no apt-get, no pkg/), the lint reader, make bench's report
+test-setup: | setup ## The scripts' tests: the set-up's messages (an old Node, no apt-get, no pkg/), the lint reader, make bench's report and what it builds
 	node --test scripts/tests/
 
 test-rust: $(TEST_SERVER) | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle
@@ -283,23 +283,7 @@ BENCH_TOOLS := bench/node_modules/.package-lock.json
 $(BENCH_TOOLS): bench/package.json bench/package-lock.json | setup
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
-bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BASELINE_LINE) $(BEFORE_LINE_BENCH) $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
-	node bench/run.mjs
-
-bench-paint: build target/release/lathe-site ## Where each page's time before its first paint goes, beside the floor page's (about 3 minutes)
-	node bench/first-paint.mjs
-
-bench-report: | setup ## The last make bench's report again, from its figures (bench/results/bench.json); writes docs/measurements.md
-	node bench/report.mjs --write
-
-# Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
-target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | setup
-	$(RUST) cargo build --release -q -p lathe-site --example proofs
-
-# The line at a million entries for make bench (server/examples/line.rs).
-target/release/examples/line: server/examples/line.rs $(SERVER_SOURCES) | setup
-	$(RUST) cargo build --release -q -p lathe-site --example line
-
+# Defined above the bench rule, which expands them as make reads it.
 # The same bench as main stood before SQLite's sign-ups and confirmations became one
 # script each (BASELINE, "today's path" in docs/server.md, "One request to the
 # database"): make bench runs both in one run, on the same disk. Built from a worktree of
@@ -325,6 +309,23 @@ $(BEFORE_LINE_BENCH): bench/before-line/confirmations.rs | setup
 	cp bench/before-line/confirmations.rs target/before-line-$(BEFORE_LINE)/server/examples/before_line.rs
 	$(RUST) cargo build --release -q -p lathe-site --example before_line \
 		--manifest-path target/before-line-$(BEFORE_LINE)/Cargo.toml --target-dir target/before-line-$(BEFORE_LINE)/target
+
+bench: build $(WAITLIST_DIST)/index.html target/release/lathe-site target/release/examples/proofs target/release/examples/line $(BASELINE_LINE) $(BEFORE_LINE_BENCH) $(BENCH_TOOLS) ## Lighthouse, sizes, the background's frame cost, the proof of work, the servers; updates docs/measurements.md
+	node bench/run.mjs
+
+bench-paint: build target/release/lathe-site ## Where each page's time before its first paint goes, beside the floor page's (about 3 minutes)
+	node bench/first-paint.mjs
+
+bench-report: | setup ## The last make bench's report again, from its figures (bench/results/bench.json); writes docs/measurements.md
+	node bench/report.mjs --write
+
+# Valid proofs of work for the sign-up bench (server/examples/proofs.rs).
+target/release/examples/proofs: server/examples/proofs.rs $(SERVER_SOURCES) | setup
+	$(RUST) cargo build --release -q -p lathe-site --example proofs
+
+# The line at a million entries for make bench (server/examples/line.rs).
+target/release/examples/line: server/examples/line.rs $(SERVER_SOURCES) | setup
+	$(RUST) cargo build --release -q -p lathe-site --example line
 
 FUZZ_SECONDS ?= 60
 fuzz: | setup ## Fuzz validation and the form machine, FUZZ_SECONDS each (nightly; not in CI)
