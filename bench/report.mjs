@@ -77,6 +77,8 @@ export function report({
   line,
 }) {
   const pad = (v, n) => String(v).padStart(n);
+  // The sign-up lines' rounds (none in a run recorded before they were kept).
+  const rounds = signUps.lines[0]?.rounds?.length;
   const lines = [
     `Lighthouse 12.8, the median of ${String(lh[0]?.runs ?? 1)} runs a row (targets: 100 everywhere, CLS 0, TBT 0 ms; FCP and LCP within ${targets.toFloor.toFixed(2)} x the floor page's, a new visitor and one after /)`,
     "(after /: the same browser, after Lighthouse on /; HTTP cache cleared, local storage kept, as Lighthouse does between pages)",
@@ -131,7 +133,7 @@ export function report({
     ),
     `lathe-site memory: ${String(servers.memory.idleKB)} KB idle, ${String(servers.memory.peakKB)} KB at its peak under load`,
     "",
-    `The waitlist: POST /api/waitlist, a new address each request, wrk 5 s${signUps.lines[0]?.rounds ? `, the median of ${String(signUps.lines[0].rounds.length)} rounds, the two modes in turns` : ""} (every answered sign-up stored; with a proof of work each: within ${String(Math.round((1 - targets.proofShare) * 100))} % of the same line without${signUps.lines[0]?.rounds ? ", the median of the rounds' shares" : ""})`,
+    `The waitlist: POST /api/waitlist, a new address each request, wrk 5 s${rounds ? `, the median of ${String(rounds)} rounds, the two modes in turns` : ""} (every answered sign-up stored; with a proof of work each: within ${String(Math.round((1 - targets.proofShare) * 100))} % of the same line without${rounds ? ", the median of the rounds' shares" : ""})`,
     "database       proof   conns   sign-ups/s  p99 ms   answered 2xx   refused   of without",
     ...signUps.lines.map((l) => {
       const without = signUps.lines.find(
