@@ -233,7 +233,7 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 	  $(RUST) cargo clippy --all-targets -- -D warnings; \
 	fi
 
-test-setup: | setup ## The scripts' tests: the set-up's messages (an old Node, no apt-get, no pkg/), the lint reader, make bench's report and what it builds
+test-setup: | setup ## The scripts' tests: the set-up's messages (an old Node, no apt-get, no pkg/), the lint reader, make bench's report, what it builds and its saved sections
 	node --test scripts/tests/
 
 test-rust: $(TEST_SERVER) | setup ## Native Rust tests: rules, timings, simulation, the shared invariant checker and regex oracle

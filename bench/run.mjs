@@ -1,6 +1,8 @@
 // `make bench`: serves the built site and measures it. Prints a table, writes the figures
 // to bench/results/bench.json, and updates docs/measurements.md (the latest run and a
-// line in its history). Never a test: figures, with targets beside.
+// line in its history). Never a test: figures, with targets beside. Each section's figures
+// are saved to bench/results/partial.json as it ends; after a failure,
+// `BENCH_RESUME=1 make bench` measures only the sections missing (bench/sections.mjs).
 //
 // - Lighthouse 12.8 (system Chromium) for every route, mobile and desktop presets.
 // - Sizes: the .wasm gzipped (gzip -9), and everything the landing page loads, gzipped.
@@ -13,7 +15,7 @@
 // - The line at a million entries: a place read, crediting confirmations, referred
 //   sign-ups and a wave in place order (line.mjs, server/examples/line.rs).
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -30,6 +32,7 @@ import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchLine } from "./line.mjs";
 import { report, writeMeasurements } from "./report.mjs";
+import { runSections, startRun } from "./sections.mjs";
 import { floorSite, serveSite, siteRoutes } from "./site.mjs";
 import { median } from "./stats.mjs";
 import { stop, waitFor } from "./processes.mjs";
@@ -50,24 +53,43 @@ const site = await serveSite({ root, dist, port });
 const { origin } = site;
 
 // The commit the run measures, read as it starts: one made while it runs is not what it built.
-const results = { date: new Date().toISOString(), commit: currentCommit() };
-results.lighthouse = await benchLighthouse();
-const browser = await playwright.launch({ executablePath, args: chromium.args });
-results.sizes = await benchSizes(browser);
-results.background = await benchBackground(browser, origin, dist);
-results.painter = await benchPainter(browser, origin, dist);
-results.form = await benchForm(browser);
-results.proofs = await benchProofs(browser, { root, waitFor });
-await browser.close();
-results.servers = await benchServers();
-results.signUps = await benchSignUps({ root, dist, waitFor });
-results.confirmations = await benchConfirmations({ root, dist, waitFor });
-results.webhooks = await benchWebhooks({ root, dist, waitFor });
-results.line = await benchLine({ root });
-
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
+const partial = join(out, "partial.json");
+const results = startRun({
+  file: partial,
+  commit: currentCommit(),
+  resume: process.env.BENCH_RESUME === "1",
+});
+await runSections(results, [["lighthouse", benchLighthouse]], { file: partial });
+const browser = await playwright.launch({ executablePath, args: chromium.args });
+await runSections(
+  results,
+  [
+    ["sizes", () => benchSizes(browser)],
+    ["background", () => benchBackground(browser, origin, dist)],
+    ["painter", () => benchPainter(browser, origin, dist)],
+    ["form", () => benchForm(browser)],
+    ["proofs", () => benchProofs(browser, { root, waitFor })],
+  ],
+  { file: partial },
+);
+// Closed before the servers are measured, so that it takes no turns of the two cores.
+await browser.close();
+await runSections(
+  results,
+  [
+    ["servers", benchServers],
+    ["signUps", () => benchSignUps({ root, dist, waitFor })],
+    ["confirmations", () => benchConfirmations({ root, dist, waitFor })],
+    ["webhooks", () => benchWebhooks({ root, dist, waitFor })],
+    ["line", () => benchLine({ root })],
+  ],
+  { file: partial },
+);
+
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
+rmSync(partial);
 const table = report(results);
 console.log(table);
 writeMeasurements(results, table, join(root, "docs", "measurements.md"));
