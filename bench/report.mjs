@@ -45,6 +45,19 @@ function machineSpeed(lh) {
 }
 
 /**
+ * How fast the machine was as each section started (bench/sections.mjs's probe): none
+ * from a bench.json written before they were kept.
+ * @param {Record<string, number> | undefined} probes seconds, by section
+ */
+function machineProbes(probes) {
+  if (!probes) return [];
+  const each = Object.entries(probes).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`);
+  return [
+    `the machine as each section started, seconds of one core for 1,000,000 rounds of PBKDF2-SHA256 (lower is faster; every figure that needs the CPU moves with it): ${each.join(", ")}`,
+  ];
+}
+
+/**
  * The rows' benchmark indexes: none from a bench.json written before they were kept.
  * @param {{ benchmarkIndex?: number | null }[]} lh the Lighthouse rows
  * @returns {number[]}
@@ -75,6 +88,7 @@ export function report({
   confirmations,
   webhooks,
   line,
+  probes,
 }) {
   const pad = (v, n) => String(v).padStart(n);
   // The sign-up lines' rounds (none in a run recorded before they were kept).
@@ -95,6 +109,7 @@ export function report({
       r.shifts.map((shift) => `layout shift, ${r.preset} ${r.route} ${r.visit}, ${shift}`),
     ),
     ...machineSpeed(lh),
+    ...machineProbes(probes),
     "",
     "Sizes (gzip -9)",
     `  .wasm                        ${pad(sizes.wasmGzipBytes, 7)} bytes  (target <= 40,000)`,

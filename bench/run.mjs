@@ -32,7 +32,7 @@ import { benchConfirmations } from "./confirmations.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchLine } from "./line.mjs";
 import { report, writeMeasurements } from "./report.mjs";
-import { runSections, startRun } from "./sections.mjs";
+import { pbkdf2Seconds, runSections, startRun } from "./sections.mjs";
 import { floorSite, serveSite, siteRoutes } from "./site.mjs";
 import { median } from "./stats.mjs";
 import { stop, waitFor } from "./processes.mjs";
@@ -61,7 +61,10 @@ const results = startRun({
   commit: currentCommit(),
   resume: process.env.BENCH_RESUME === "1",
 });
-await runSections(results, [["lighthouse", benchLighthouse]], { file: partial });
+await runSections(results, [["lighthouse", benchLighthouse]], {
+  file: partial,
+  probe: pbkdf2Seconds,
+});
 const browser = await playwright.launch({ executablePath, args: chromium.args });
 await runSections(
   results,
@@ -72,7 +75,7 @@ await runSections(
     ["form", () => benchForm(browser)],
     ["proofs", () => benchProofs(browser, { root, waitFor })],
   ],
-  { file: partial },
+  { file: partial, probe: pbkdf2Seconds },
 );
 // Closed before the servers are measured, so that it takes no turns of the two cores.
 await browser.close();
@@ -85,7 +88,7 @@ await runSections(
     ["webhooks", () => benchWebhooks({ root, dist, waitFor })],
     ["line", () => benchLine({ root })],
   ],
-  { file: partial },
+  { file: partial, probe: pbkdf2Seconds },
 );
 
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");

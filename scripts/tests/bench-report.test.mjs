@@ -110,3 +110,17 @@ test("docs/measurements.md: the run in full, and its history newest first, the i
     rmSync(folder, { recursive: true });
   }
 });
+
+test("the machine's speed as each section started is printed when the run kept it", () => {
+  const results = fixture();
+  assert.equal(Object.hasOwn(results, "probes"), false);
+  assert.doesNotMatch(report(results), /as each section started/);
+  results.probes = { lighthouse: 0.412, signUps: 0.1594 };
+  const line = report(results)
+    .split("\n")
+    .find((l) => l.includes("as each section started"));
+  assert.equal(
+    line,
+    "the machine as each section started, seconds of one core for 1,000,000 rounds of PBKDF2-SHA256 (lower is faster; every figure that needs the CPU moves with it): lighthouse 0.41, signUps 0.16",
+  );
+});

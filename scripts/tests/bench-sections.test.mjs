@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { runSections, startRun } from "../../bench/sections.mjs";
+import { pbkdf2Seconds, runSections, startRun } from "../../bench/sections.mjs";
 
 /** A scratch folder's partial file, and the lines logged. */
 function scratch(t) {
@@ -88,4 +88,37 @@ test("figures of another commit, or none, are not resumed", (t) => {
     "date",
     "commit",
   ]);
+});
+
+test("with a probe, each section measured has the machine's figure as it started", async (t) => {
+  const { file, log } = scratch(t);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      date: "then",
+      commit: "abc1234",
+      lighthouse: [1],
+      probes: { lighthouse: 0.4 },
+    }),
+  );
+  const results = startRun({ file, commit: "abc1234", resume: true, log });
+  let probed = 0.15;
+  await runSections(
+    results,
+    [
+      ["lighthouse", async () => [2]],
+      ["line", async () => ({})],
+    ],
+    {
+      file,
+      log,
+      probe: () => (probed += 0.01),
+    },
+  );
+  assert.deepEqual(saved(file).probes, { lighthouse: 0.4, line: 0.16 });
+});
+
+test("the probe is a positive number of seconds", () => {
+  const seconds = pbkdf2Seconds();
+  assert.ok(Number.isFinite(seconds) && seconds > 0, String(seconds));
 });
