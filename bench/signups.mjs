@@ -10,9 +10,10 @@
 // third, when the disk or the other core is busy, and a turn's two sides share the
 // minute. The share of a line with proofs is the median of its rounds' shares. The proofs
 // for all of a backend's rounds are made before its first: made just before the runs that
-// use them (4.7 s of both cores), they cost those runs 10 to 15 % on this machine, which
+// use them (4.7 s of both cores), they cost those runs up to 15 % on this machine, which
 // the line without never paid (the same runs without proofs, alone and right after making
-// them, in four pairs: 1,908 to 2,848 sign-ups a second and 1,930 to 2,418). They are
+// them, in four pairs: 2,643 and 2,297 sign-ups a second, 2,848 and 2,418, 1,908 and
+// 1,930, 2,562 and 2,290). They are
 // good for 10 minutes, and a backend's rounds take about a minute and a half. After each
 // backend, the rows are counted with the owner's tool: every 2xx answer must be a stored
 // row.
