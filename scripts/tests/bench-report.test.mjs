@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { LINE_TARGETS } from "../../bench/line.mjs";
 import { report, targets, writeMeasurements } from "../../bench/report.mjs";
 
 const fixture = () =>
@@ -93,6 +94,8 @@ test("docs/measurements.md: the run in full, and its history newest first, the i
     writeFileSync(file, "");
     writeMeasurements(older, report(older), file);
     writeMeasurements(newer, report(newer), file);
+    // make bench-report writes the same run again: its row is replaced, not repeated.
+    writeMeasurements(newer, report(newer), file);
     const page = readFileSync(file, "utf8");
     assert.ok(page.includes("## Latest run: 2026-11-29T10:00:00.000Z (newer00)"));
     assert.ok(page.includes(report(newer)));
@@ -123,4 +126,46 @@ test("the machine's speed as each section started is printed when the run kept i
     line,
     "the machine as each section started, seconds of one core for 1,000,000 rounds of PBKDF2-SHA256 (lower is faster; every figure that needs the CPU moves with it): lighthouse 0.41, signUps 0.16",
   );
+});
+
+test("sizes, the painter and the line are marked exactly when they miss their targets", () => {
+  const marked = (/** @type {string} */ text, /** @type {string} */ start) =>
+    text
+      .split("\n")
+      .filter((l) => l.trimStart().startsWith(start))
+      .map((l) => / - (place p95 |wave )?OVER TARGET$/.test(l));
+  const results = fixture();
+  // The recorded run is within each of them.
+  let text = report(results);
+  for (const start of [".wasm", "before / can paint", "everything / loads"]) {
+    assert.deepEqual(marked(text, start), [false], start);
+  }
+  assert.deepEqual(marked(text, "at full ink"), [false]);
+  assert.deepEqual(marked(text, "faded behind"), [false]);
+  const lineRows = (/** @type {string} */ t) =>
+    t.split("\n").filter((l) => /^(SQLite|PostgreSQL) +\d+\.\d\d +\d+\.\d\d /.test(l));
+  assert.deepEqual(
+    lineRows(text).map((l) => l.includes("OVER TARGET")),
+    [false, false],
+  );
+  // At each target, still within; one past it, marked.
+  results.sizes.wasmGzipBytes = targets.wasmGzipBytes;
+  results.sizes.firstPaintGzipBytes = targets.firstPaintGzipBytes + 1;
+  results.sizes.landingGzipBytes = targets.landingGzipBytes + 1;
+  results.painter.plain.p95Ms = targets.painterP95Ms;
+  results.painter.faded.p95Ms = 0.31;
+  results.line[0].placeP95Ms = LINE_TARGETS.placeP95Ms + 0.01;
+  results.line[1].placeP95Ms = LINE_TARGETS.placeP95Ms;
+  results.line[1].waveSeconds = LINE_TARGETS.waveSeconds + 0.01;
+  text = report(results);
+  assert.deepEqual(marked(text, ".wasm"), [false]);
+  assert.deepEqual(marked(text, "before / can paint"), [true]);
+  assert.deepEqual(marked(text, "everything / loads"), [true]);
+  assert.deepEqual(marked(text, "at full ink"), [false]);
+  assert.deepEqual(marked(text, "faded behind"), [true]);
+  const rows = lineRows(text);
+  assert.equal(rows.length, 2);
+  assert.ok(rows[0].endsWith(" - place p95 OVER TARGET"), rows[0]);
+  assert.ok(rows[1].endsWith(" - wave OVER TARGET"), rows[1]);
+  assert.ok(!rows[1].includes("place p95"), rows[1]);
 });
