@@ -52,19 +52,18 @@ const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 const site = await serveSite({ root, dist, port });
 const { origin } = site;
 
-// The commit the run measures, read as it starts: one made while it runs is not what it built.
 const out = join(root, "bench", "results");
 mkdirSync(out, { recursive: true });
 const partial = join(out, "partial.json");
+/** Where each section's figures are saved as it ends, and the machine's speed as it starts. */
+const saving = { file: partial, probe: pbkdf2Seconds };
 const results = startRun({
   file: partial,
+  // The commit the run measures, read as it starts: one made while it runs is not what it built.
   commit: currentCommit(),
   resume: process.env.BENCH_RESUME === "1",
 });
-await runSections(results, [["lighthouse", benchLighthouse]], {
-  file: partial,
-  probe: pbkdf2Seconds,
-});
+await runSections(results, [["lighthouse", benchLighthouse]], saving);
 const browser = await playwright.launch({ executablePath, args: chromium.args });
 await runSections(
   results,
@@ -75,7 +74,7 @@ await runSections(
     ["form", () => benchForm(browser)],
     ["proofs", () => benchProofs(browser, { root, waitFor })],
   ],
-  { file: partial, probe: pbkdf2Seconds },
+  saving,
 );
 // Closed before the servers are measured, so that it takes no turns of the two cores.
 await browser.close();
@@ -88,7 +87,7 @@ await runSections(
     ["webhooks", () => benchWebhooks({ root, dist, waitFor })],
     ["line", () => benchLine({ root })],
   ],
-  { file: partial, probe: pbkdf2Seconds },
+  saving,
 );
 
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
