@@ -1,7 +1,8 @@
 //! `make bench`'s line: the place in line and referrals at scale, through the server's own
 //! store, on the database at LOCATION (a new SQLite file or an empty PostgreSQL database).
 //! Fills it with ENTRIES confirmed entries standing in line (one in twenty credited with a
-//! few referrals) and measures, printing one JSON object:
+//! few referrals), its counts folded as the server's worker folds them, and measures,
+//! printing one JSON object:
 //!
 //! - `placeP50Ms`, `placeP95Ms`: reading one entry's place and standing (what the manage
 //!   page asks), for 300 entries at random;
@@ -79,6 +80,8 @@ async fn main() {
         return;
     }
     make_line(&store, &location, entries).await;
+    // The counts as the server's worker leaves them (it folds every minute).
+    store.fold_counts().await.expect("the counts folded");
 
     let mut random = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move |below: u64| {

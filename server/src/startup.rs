@@ -232,6 +232,7 @@ impl Application {
             if let Some(store) = &self.store {
                 tasks.push(retention::spawn(store.clone()));
                 tasks.push(tokio::spawn(waitlist::credits::run(store.clone())));
+                tasks.push(tokio::spawn(waitlist::counts::run(store.clone())));
             }
         }
         let draining = self.draining;

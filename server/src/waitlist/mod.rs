@@ -5,6 +5,7 @@
 //! its own error type, which logs and counts its own reasons.
 
 pub mod body;
+pub mod counts;
 pub mod credits;
 pub mod links;
 pub mod origin;

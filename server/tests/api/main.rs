@@ -2,6 +2,7 @@
 //! ([`helpers::TestApp`], on port 0), talked to over raw sockets, or called without one.
 //! One binary, so that its dependencies are linked once.
 
+mod counts;
 mod faults;
 mod files;
 mod group_commit;

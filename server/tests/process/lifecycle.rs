@@ -1,7 +1,7 @@
 //! The server's life as a process: its command line and environment, a missing build or
 //! a busy port, start-up checks of the database and the key, `/healthz`, `/readyz` and
 //! `lathe-site ready`, SIGTERM with requests under way, descriptor limits, and the
-//! retention purge it runs when it starts.
+//! retention purge and the fold of the line's counts it runs when it starts.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -438,6 +438,25 @@ fn the_server_purges_when_it_starts() {
     let _server = confirming(&database, &smtp, &[]);
     wait_for("the purge at start", Duration::from_secs(10), || {
         count(&database) == "1"
+    });
+}
+
+/// The line's counts of a bucket behind the last two, spread over rows as confirmations
+/// leave them, are folded into one by the server's worker when it starts (and every
+/// minute after), the count the same.
+#[test]
+fn the_server_folds_the_lines_counts_when_it_starts() {
+    let database = sqlite();
+    drop(Server::start(Some(&database), &[]));
+    sqlite3(
+        &database,
+        "INSERT INTO line_counts (bucket, stripe, n)
+         VALUES (0, 3, 7), (0, 9, 5), (0, 40, -2), (1, 0, 1), (2, 5, 1), (2, 6, 1)",
+    );
+    let _server = Server::start(Some(&database), &[]);
+    let rows = || sqlite3(&database, "SELECT bucket, stripe, n FROM line_counts");
+    wait_for("the fold at start", Duration::from_secs(10), || {
+        rows() == "0|3|10\n1|0|1\n2|5|1\n2|6|1"
     });
 }
 
