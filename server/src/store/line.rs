@@ -3,8 +3,9 @@
 //! (its confirmation number less the places its credits are worth) and `neg_credits`, and
 //! the line is the order of `(line_key, neg_credits, line_number)`, the core's
 //! [`key`](lathe_core::line::key). `line_counts` counts the entries in line by bucket of
-//! keys, so that a place is read from a few thousand small rows and at most one bucket of
-//! the index, however long the line (migration 0009).
+//! keys (migration 0009), so that a place is read from the counts, a row a bucket once
+//! [`Store::fold_counts`] has folded it (a few hundred rows at a million entries), and at
+//! most one bucket of the index.
 //!
 //! Every change to who stands where goes through [`Counts`], in the transaction that makes
 //! it: joining when an address is confirmed, leaving when an entry is invited or erased,
@@ -346,7 +347,7 @@ impl Store {
     }
 
     /// Folds each bucket's rows of `line_counts` into one, for every bucket but the last
-    /// two (where the confirmations land, spread over [`STRIPES`] rows so that they do
+    /// two (where the confirmations land, spread over `STRIPES` rows so that they do
     /// not queue on one): the rows removed. A place sums the counts of the buckets before
     /// its own, and without folding every bucket keeps the rows it had while it was the
     /// last, 64 each: 15,861 rows at a million entries, read in 2 ms of a place's 3
