@@ -220,14 +220,14 @@ function postgresBin() {
   return `/usr/lib/postgresql/${last}/bin`;
 }
 
+/** The line's targets: a place read's p95 in ms, and a wave of 10,000's seconds, at most. */
+export const LINE_TARGETS = { placeP95Ms: 10, waveSeconds: 5 };
+
 /**
  * The lines make bench prints for `line`, each figure beside its target.
  * @param {LineFigures[]} line
  * @returns {string[]}
  */
-/** The line's targets: a place read's p95 in ms, and a wave of 10,000's seconds, at most. */
-export const LINE_TARGETS = { placeP95Ms: 10, waveSeconds: 5 };
-
 export function lineReport(line) {
   const pad = (/** @type {string | number} */ v, /** @type {number} */ n) => String(v).padStart(n);
   const ratio = (/** @type {number} */ a, /** @type {number} */ b) =>

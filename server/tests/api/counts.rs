@@ -11,7 +11,7 @@ use lathe_site::store::{Confirmed, Location, Store};
 use lathe_site_testkit::Postgres;
 use sqlx::Connection as _;
 
-use crate::helpers::{entry, links, run};
+use crate::helpers::{Links, entry, links, run};
 
 /// Places a credit is worth here: each credit moves its referrer back by more than a
 /// bucket's 4,096 keys, into buckets far behind the last two.
@@ -21,35 +21,38 @@ const PLACES: u32 = 5000;
 /// credit given by a transaction of its own (which counts on a row of its bucket at
 /// random): the referrers pass through buckets -2 and -3 to -4, and the line's count rows
 /// of those buckets are many. Every id, referrers first.
+/// `email` signed up through `code`'s link, if given: its links.
+async fn signed_up(store: &Store, pool: &sqlx::AnyPool, email: &str, code: Option<&str>) -> Links {
+    store
+        .sign_up(&entry(email), true, None, code, None)
+        .await
+        .unwrap()
+        .unwrap();
+    links(pool, email).await
+}
+
+/// Confirms the entry of `links` at `now`.
+async fn confirm(store: &Store, links: &Links, now: i64) {
+    let confirmed = store.confirm(&links.id, &links.confirm_nonce, now);
+    assert_eq!(confirmed.await.unwrap(), Confirmed::Now);
+}
+
 async fn a_line_over_buckets(store: &Store, pool: &sqlx::AnyPool) -> Vec<String> {
     store.set_places(PLACES).await.unwrap();
     let now = lathe_site::now_ms();
     let mut ids = Vec::new();
     let mut codes = Vec::new();
     for r in 0..4 {
-        let email = format!("referrer{r}@example.com");
-        store
-            .sign_up(&entry(&email), true, None, None, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let referrer = links(pool, &email).await;
-        let confirmed = store.confirm(&referrer.id, &referrer.confirm_nonce, now);
-        assert_eq!(confirmed.await.unwrap(), Confirmed::Now);
+        let referrer = signed_up(store, pool, &format!("referrer{r}@example.com"), None).await;
+        confirm(store, &referrer, now).await;
         ids.push(referrer.id);
         codes.push(referrer.referral_code);
     }
     for f in 0..3 {
         for (r, code) in codes.iter().enumerate() {
             let email = format!("friend{f}.{r}@example.com");
-            store
-                .sign_up(&entry(&email), true, None, Some(code), None)
-                .await
-                .unwrap()
-                .unwrap();
-            let friend = links(pool, &email).await;
-            let confirmed = store.confirm(&friend.id, &friend.confirm_nonce, now);
-            assert_eq!(confirmed.await.unwrap(), Confirmed::Now);
+            let friend = signed_up(store, pool, &email, Some(code)).await;
+            confirm(store, &friend, now).await;
             assert_eq!(store.credit_due(now).await.unwrap().credited, 1);
             ids.push(friend.id);
         }
@@ -215,12 +218,7 @@ fn on_postgresql_folds_beside_credits_keep_the_counts() {
         for (r, code) in codes.iter().enumerate() {
             for f in 0..10 {
                 let email = format!("racing{f}.{r}@example.com");
-                store
-                    .sign_up(&entry(&email), true, None, Some(code), None)
-                    .await
-                    .unwrap()
-                    .unwrap();
-                friends.push(links(&pool, &email).await);
+                friends.push(signed_up(&store, &pool, &email, Some(code)).await);
             }
         }
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -229,8 +227,7 @@ fn on_postgresql_folds_beside_credits_keep_the_counts() {
             tokio::spawn(async move {
                 let now = lathe_site::now_ms();
                 for friend in friends {
-                    let confirmed = store.confirm(&friend.id, &friend.confirm_nonce, now);
-                    assert_eq!(confirmed.await.unwrap(), Confirmed::Now);
+                    confirm(&store, &friend, now).await;
                     store.credit_due(now).await.unwrap();
                 }
                 done.store(true, std::sync::atomic::Ordering::SeqCst);
