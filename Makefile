@@ -230,7 +230,7 @@ lint: pkg/package.json | setup ## rustfmt, clippy (native and wasm32), tsc, ESLi
 	  $(RUST) cargo test --no-run -p $$crate --lib --test web --target wasm32-unknown-unknown \
 	    --message-format=json | node scripts/lints.mjs || exit 1; \
 	done
-	for project in web tests core/js; do $(TSC) --noEmit -p $$project || exit 1; done
+	for project in web tests core/js bench; do $(TSC) --noEmit -p $$project || exit 1; done
 	npm run lint
 	prettier --check .
 	$(TEST_TARGET); set -o pipefail; if [ -n "$${RUSTC_WORKSPACE_WRAPPER:-}" ]; then \

@@ -31,20 +31,24 @@ export async function benchBackground(browser, origin, dist) {
     // core's frameMs); the ones that only tell the core the time are not frames. The
     // painter sets the line width once a drawn frame: that says the callback drew.
     const line = Object.getOwnPropertyDescriptor(CanvasRenderingContext2D.prototype, "lineWidth");
+    const setLine = line?.set;
+    if (!setLine) throw new Error("this browser's canvas has no lineWidth setter");
     let drew = false;
     Object.defineProperty(CanvasRenderingContext2D.prototype, "lineWidth", {
       ...line,
+      /** @this {CanvasRenderingContext2D} @param {number} value */
       set(value) {
         drew = true;
-        line.set.call(this, value);
+        setLine.call(this, value);
       },
     });
+    /** @type {{ n: number, drawnOnly: boolean, seen: any[], resolve: (seen: any[]) => void } | null} */
     let waiting = null;
     // Resolves once `n` more drawing callbacks have run, with their ids and wall times;
     // `timeCallbacks`, once `n` more callbacks of any kind have, with their ids (the
     // floor's, on a page that draws nothing). Nothing polls meanwhile: on two cores, the
     // harness waking to ask slows the very frames it times.
-    const until = (n, drawnOnly) =>
+    const until = (/** @type {number} */ n, /** @type {boolean} */ drawnOnly) =>
       new Promise((resolve) => {
         waiting = { n, drawnOnly, seen: [], resolve };
       });
@@ -78,9 +82,9 @@ export async function benchBackground(browser, origin, dist) {
   await browser.startTracing(page, { categories: ["devtools.timeline"] });
   const drawn = await page.evaluate((n) => window.timeFrames(n), FRAMES);
   const fired = await firedAnimationFrames(browser);
-  const threadTimes = drawn.map(([id]) => fired.get(id));
-  if (threadTimes.some((ms) => ms === undefined))
-    throw new Error("a drawn frame is missing from the trace, or has no thread time");
+  const threadTimes = drawn.map(([id]) =>
+    timed(fired, id, "a drawn frame is missing from the trace, or has no thread time"),
+  );
   const walls = drawn.map(([, ms]) => ms);
   const step = await page.evaluate(async ({ url, wasm }) => {
     const m = await import(url);
@@ -108,9 +112,9 @@ export async function benchBackground(browser, origin, dist) {
   await browser.startTracing(blank, { categories: ["devtools.timeline"] });
   const empty = await blank.evaluate((n) => window.timeCallbacks(n), FRAMES);
   const firedEmpty = await firedAnimationFrames(browser);
-  const emptyTimes = empty.map((id) => firedEmpty.get(id));
-  if (emptyTimes.some((ms) => ms === undefined))
-    throw new Error("an empty callback is missing from the trace, or has no thread time");
+  const emptyTimes = empty.map((id) =>
+    timed(firedEmpty, id, "an empty callback is missing from the trace, or has no thread time"),
+  );
   const floor = pick(emptyTimes, 0.5);
   const frames = threadTimes.map((ms) => ms - floor);
   await context.close();
@@ -148,12 +152,27 @@ export async function benchBackground(browser, origin, dist) {
  * @returns {Promise<Map<number, number>>}
  */
 async function firedAnimationFrames(browser) {
+  /** @type {{ traceEvents: { name: string, ph: string, tdur?: number, args: { data: { id: number } } }[] }} */
   const trace = JSON.parse((await browser.stopTracing()).toString());
   return new Map(
-    trace.traceEvents
-      .filter((e) => e.name === "FireAnimationFrame" && e.ph === "X" && e.tdur !== undefined)
-      .map((e) => [e.args.data.id, e.tdur / 1000]),
+    trace.traceEvents.flatMap((e) =>
+      e.name === "FireAnimationFrame" && e.ph === "X" && e.tdur !== undefined
+        ? [[e.args.data.id, e.tdur / 1000]]
+        : [],
+    ),
   );
+}
+
+/**
+ * The thread time the trace gave callback `id`; `missing` is thrown if it gave none.
+ * @param {Map<number, number>} fired
+ * @param {number} id
+ * @param {string} missing
+ */
+function timed(fired, id, missing) {
+  const ms = fired.get(id);
+  if (ms === undefined) throw new Error(missing);
+  return ms;
 }
 
 /**

@@ -23,15 +23,22 @@ const AT_ONCE = 20;
 const ROUNDS = 3;
 
 /**
+ * @typedef {{ backend: string, signing: string, round: number, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }} MailLine
+ */
+
+/**
  * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
- * @returns {Promise<Array<{ backend: string, signing: string, round: number, emails: number, seconds: number, perSecond: number, postsPerSecond: number, invitations: number, invitationSeconds: number, invitationsPerSecond: number }>>}
+ * @returns {Promise<MailLine[]>}
  */
 export async function benchConfirmations({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
+  /** @type {MailLine[]} */
   const lines = [];
   const keys = join(root, "server/tests/fixtures/dkim");
   await withDatabases(root, "mail", async (folder, databases) => {
+    /** @type {[backend: string, database: string, signing: string, dkim: string[], round: number][]} */
     const runs = databases.map(([backend, database]) => [backend, database, "none", [], 0]);
+    /** @type {[signing: string, key: string | null][]} */
     const signings = [
       ["none", null],
       ["RSA 2048", "rsa2048.pem"],
@@ -124,7 +131,13 @@ export async function benchConfirmations({ root, dist, waitFor }) {
   return lines;
 }
 
-/** Waits until `count()` reaches `n`, at most 2 minutes from `since`. */
+/**
+ * Waits until `count()` reaches `n`, at most 2 minutes from `since`.
+ * @param {() => number} count
+ * @param {number} n
+ * @param {string} backend
+ * @param {number} since
+ */
 async function untilEmails(count, n, backend, since) {
   while (count() < n) {
     if (performance.now() - since > 120_000) {
@@ -134,7 +147,11 @@ async function untilEmails(count, n, backend, since) {
   }
 }
 
-/** Presses Confirm for every confirmation email in `mail`, AT_ONCE at a time. */
+/**
+ * Presses Confirm for every confirmation email in `mail`, AT_ONCE at a time.
+ * @param {string} origin
+ * @param {string} mail the folder the SMTP sink writes to
+ */
 async function confirmAll(origin, mail) {
   const tokens = readdirSync(mail)
     .filter((name) => name.endsWith(".txt"))

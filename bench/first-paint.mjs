@@ -31,7 +31,9 @@ if (!executablePath)
 const runs = Number(process.env.BENCH_PAINT_RUNS ?? 15);
 const routes = siteRoutes(dist);
 
-/** The trace events timed, each under the kind it is printed as. */
+/** @typedef {"parse" | "scripts" | "style" | "layout" | "paint" | "total" | "counted"} Column */
+
+/** The trace events timed, each under the kind it is printed as. @type {Record<string, Column>} */
 const kinds = {
   ParseHTML: "parse",
   EvaluateScript: "scripts",
@@ -40,13 +42,14 @@ const kinds = {
   PrePaint: "paint",
   Paint: "paint",
 };
+/** @type {Column[]} */
 const columns = ["parse", "scripts", "style", "layout", "paint", "total", "counted"];
 
 /**
  * One visit to `url` in a fresh browser: each kind's self time (ms) on the page's main
  * thread before its first contentful paint, and their total.
  * @param {string} url
- * @returns {Promise<Record<string, number>>}
+ * @returns {Promise<Record<Column, number>>}
  */
 async function visit(url) {
   const browser = await chromium.launch({ executablePath, args: flags.args });
@@ -84,14 +87,18 @@ async function visit(url) {
         e.name in kinds &&
         e.ts < fcp.ts,
     );
-    const within = (inner, outer) =>
+    /** @typedef {{ ts: number, dur: number }} Span */
+    const within = (/** @type {Span} */ inner, /** @type {Span} */ outer) =>
       inner !== outer && inner.ts >= outer.ts && inner.ts + inner.dur <= outer.ts + outer.dur;
-    const times = Object.fromEntries(columns.map((column) => [column, 0]));
+    const times = /** @type {Record<Column, number>} */ (
+      Object.fromEntries(columns.map((column) => [column, 0]))
+    );
     for (const event of timed) {
       const nested = timed.filter((other) => within(other, event));
       const direct = nested.filter((inner) => !nested.some((outer) => within(inner, outer)));
       const self = event.dur - direct.reduce((sum, inner) => sum + inner.dur, 0);
-      times[kinds[event.name]] += self / 1000;
+      const kind = kinds[event.name];
+      if (kind) times[kind] += self / 1000;
       times.total += self / 1000;
     }
     // What Lighthouse's model counts of it (docs/architecture.md, "Measuring"): the whole
@@ -111,7 +118,8 @@ async function visit(url) {
         e.ts >= (start?.ts ?? parse.ts) &&
         e.ts < fcp.ts,
     );
-    const holds = (task, name) => timed.some((e) => e.name === name && within(e, task));
+    const holds = (/** @type {Span} */ task, /** @type {string} */ name) =>
+      timed.some((e) => e.name === name && within(e, task));
     const firsts = new Set(
       ["ParseHTML", "Layout", "Paint"].map((name) => tasks.find((task) => holds(task, name))),
     );
@@ -131,15 +139,20 @@ try {
     { name: "floor", url: `${floor.origin}/` },
     ...routes.map((route) => ({ name: route, url: `${site.origin}${route}` })),
   ];
-  /** @type {Record<string, number>[][]} */
+  /** @type {Record<Column, number>[][]} */
   const results = rows.map(() => []);
   for (let round = 1; round <= runs; round++) {
-    for (const [i, row] of rows.entries()) results[i].push(await visit(row.url));
+    for (const [i, row] of rows.entries()) results[i]?.push(await visit(row.url));
     console.error(`round ${String(round)} of ${String(runs)}`);
   }
-  const medians = results.map((visits) =>
-    Object.fromEntries(columns.map((column) => [column, median(visits.map((v) => v[column]))])),
+  const medians = results.map(
+    (visits) =>
+      /** @type {Record<Column, number>} */ (
+        Object.fromEntries(columns.map((column) => [column, median(visits.map((v) => v[column]))]))
+      ),
   );
+  const [floorMedians] = medians;
+  if (!floorMedians) throw new Error("no floor measured");
   console.log(
     `Main-thread ms before the first contentful paint, fresh Chromium at 412 x 823, the median of ${String(runs)} visits (self time by kind; counted: the first parse, layout and paint tasks as Lighthouse's mobile model weighs them)`,
   );
@@ -148,10 +161,11 @@ try {
   );
   /** @param {number} ms */
   const signed = (ms) => `${ms >= 0 ? "+" : ""}${ms.toFixed(1)}`;
-  for (const [i, row] of rows.entries()) {
-    const m = medians[i];
+  for (const [i, m] of medians.entries()) {
+    const row = rows[i];
+    if (!row) continue;
     const over = i
-      ? `${signed(m.total - medians[0].total)}, ${signed(m.counted - medians[0].counted)}`
+      ? `${signed(m.total - floorMedians.total)}, ${signed(m.counted - floorMedians.counted)}`
       : "-";
     console.log(
       `${row.name.padEnd(10)}${columns.map((c) => m[c].toFixed(1).padStart(9)).join("")}  ${over}`,

@@ -79,11 +79,10 @@ export async function benchLine({ root }) {
       // Alternating rounds, each on a database of its own made for it and removed after;
       // the first round of this one is the one above. The one request's peer runs on
       // SQLite only (PostgreSQL's is pgbench).
-      /** @type {Record<string, any[]>} */
+      /** @type {Record<keyof typeof benches, any[]>} */
       const rounds = { now: [figures], beforeLine: [], before: [] };
-      const kinds = /** @type {const} */ (
-        postgres ? ["beforeLine", "now"] : ["before", "beforeLine", "now"]
-      );
+      /** @type {(keyof typeof benches)[]} */
+      const kinds = postgres ? ["beforeLine", "now"] : ["before", "beforeLine", "now"];
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const which of kinds) {
           if (which === "now" && round === ROUNDS - 1) break;

@@ -25,7 +25,7 @@ const COLUMN = { left: 88, right: 1192 };
  */
 export function coreFiles(dist) {
   const assets = readdirSync(join(dist, "assets"));
-  const find = (pattern) => {
+  const find = (/** @type {RegExp} */ pattern) => {
     const file = assets.find((f) => pattern.test(f));
     if (!file) throw new Error(`${dist}/assets has no ${String(pattern)}: run make build`);
     return `/assets/${file}`;
@@ -47,6 +47,7 @@ export async function benchPainter(browser, origin, dist) {
   });
   const page = await context.newPage();
   await page.goto(`${origin}/robots.txt`);
+  /** @type {Partial<Awaited<ReturnType<typeof benchPainter>>>} */
   const result = {};
   for (const fade of [null, COLUMN]) {
     const frames = await page.evaluate(measure, {
@@ -57,7 +58,8 @@ export async function benchPainter(browser, origin, dist) {
       frameMs: constants.background.frameMs,
     });
     frames.sort((a, b) => a - b);
-    const pick = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
+    const pick = (/** @type {number} */ q) =>
+      frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
     result[fade ? "faded" : "plain"] = {
       frames: frames.length,
       medianMs: Number(pick(0.5).toFixed(3)),
@@ -65,10 +67,16 @@ export async function benchPainter(browser, origin, dist) {
     };
   }
   await context.close();
-  return result;
+  const { plain, faded } = result;
+  if (!plain || !faded) throw new Error("the painter was not timed both ways");
+  return { plain, faded };
 }
 
-/** Runs in the page: draws 2n frames, returns the last n frames' ms. */
+/**
+ * Runs in the page: draws 2n frames, returns the last n frames' ms.
+ * @param {{ url: string, wasm: string, fade: { left: number, right: number } | null, n: number, batch: number, frameMs: number }} options
+ * @returns {Promise<number[]>}
+ */
 async function measure({ url, wasm, fade, n, batch, frameMs }) {
   const m = await import(url);
   await m.default({ module_or_path: wasm });
@@ -78,21 +86,25 @@ async function measure({ url, wasm, fade, n, batch, frameMs }) {
   const bg = new m.Background("landing", 1280, 800, 2025);
   bg.attach(canvas, 1);
   if (fade) bg.setFade(fade.left, fade.right);
+  /** @type {number[]} */
   const times = [];
-  await new Promise((resolve) => {
-    let last = null;
-    const tick = (now) => {
-      // Each call a drawn frame: at least the core's frameMs apart in its time.
-      const dt = Math.max(last === null ? 0 : (now - last) / batch, frameMs);
-      const start = performance.now();
-      for (let i = 0; i < batch; i++) bg.frame(dt);
-      times.push((performance.now() - start) / batch);
-      last = now;
-      if (times.length < 2 * n) requestAnimationFrame(tick);
-      else resolve();
-    };
-    requestAnimationFrame(tick);
-  });
+  await /** @type {Promise<void>} */ (
+    new Promise((resolve) => {
+      /** @type {number | null} */
+      let last = null;
+      const tick = (/** @type {number} */ now) => {
+        // Each call a drawn frame: at least the core's frameMs apart in its time.
+        const dt = Math.max(last === null ? 0 : (now - last) / batch, frameMs);
+        const start = performance.now();
+        for (let i = 0; i < batch; i++) bg.frame(dt);
+        times.push((performance.now() - start) / batch);
+        last = now;
+        if (times.length < 2 * n) requestAnimationFrame(tick);
+        else resolve();
+      };
+      requestAnimationFrame(tick);
+    })
+  );
   bg.free();
   canvas.remove();
   return times.slice(n);

@@ -41,27 +41,29 @@ export async function benchProofs(browser, { root, waitFor }) {
   );
   try {
     await waitFor(`${origin}/`);
+    /** @type {number[]} */
     const form = [];
     for (let i = 0; i < SAMPLES; i++) form.push(await inTheForm(browser, origin));
     const solver = solverFiles(dist);
-    const alone = {};
-    const counters = [];
-    for (const rate of [1, 4]) {
+    /** SAMPLES solves on a page whose CPU is slowed `rate` times. */
+    const solvedAt = async (/** @type {number} */ rate) => {
       const page = await browser.newPage();
-      const cdp = await page.context().newCDPSession(page);
-      await cdp.send("Emulation.setCPUThrottlingRate", { rate });
-      await page.goto(`${origin}/robots.txt`);
-      const runs = await page.evaluate(solveAlone, { ...solver, n: SAMPLES });
-      alone[`x${String(rate)}`] = summary(runs.map((r) => r.ms));
-      if (rate === 1) counters.push(...runs.map((r) => r.counter));
-      await page.close();
-    }
+      try {
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send("Emulation.setCPUThrottlingRate", { rate });
+        await page.goto(`${origin}/robots.txt`);
+        return await page.evaluate(solveAlone, { ...solver, n: SAMPLES });
+      } finally {
+        await page.close();
+      }
+    };
+    const [asItIs, slowed] = [await solvedAt(1), await solvedAt(4)];
     const challenge = await (await fetch(`${origin}/api/waitlist/challenge`)).json();
     return {
-      cost: challenge.parameters.cost,
-      counters: summary(counters),
+      cost: Number(challenge.parameters.cost),
+      counters: summary(asItIs.map((r) => r.counter)),
       form: summary(form),
-      alone,
+      alone: { x1: summary(asItIs.map((r) => r.ms)), x4: summary(slowed.map((r) => r.ms)) },
     };
   } finally {
     await stop(server);
@@ -69,7 +71,11 @@ export async function benchProofs(browser, { root, waitFor }) {
   }
 }
 
-/** One visit to the contact page: the ms from the first change to the solution. */
+/**
+ * One visit to the contact page: the ms from the first change to the solution.
+ * @param {import("@playwright/test").Browser} browser
+ * @param {string} origin
+ */
 async function inTheForm(browser, origin) {
   const page = await browser.newPage();
   try {
@@ -94,7 +100,7 @@ async function inTheForm(browser, origin) {
  */
 function solverFiles(dist) {
   const assets = readdirSync(join(dist, "assets"));
-  const find = (pattern) => {
+  const find = (/** @type {RegExp} */ pattern) => {
     const file = assets.find((f) => pattern.test(f));
     if (!file) throw new Error(`${dist}/assets has no ${String(pattern)}: run make build`);
     return `/assets/${file}`;
@@ -105,7 +111,11 @@ function solverFiles(dist) {
   };
 }
 
-/** Runs in the page: `n` fresh challenges solved by the solver on this thread. */
+/**
+ * Runs in the page: `n` fresh challenges solved by the solver on this thread.
+ * @param {{ url: string, wasm: string, n: number }} solver
+ * @returns {Promise<{ ms: number, counter: number }[]>}
+ */
 async function solveAlone({ url, wasm, n }) {
   const m = await import(url);
   await m.default({ module_or_path: wasm });
@@ -120,7 +130,10 @@ async function solveAlone({ url, wasm, n }) {
   return runs;
 }
 
-/** Median, 95th percentile and the largest, rounded. */
+/**
+ * Median, 95th percentile and the largest, rounded.
+ * @param {number[]} values
+ */
 function summary(values) {
   return {
     n: values.length,

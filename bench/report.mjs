@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import { lineReport } from "./line.mjs";
 import { median } from "./stats.mjs";
 
+/** @typedef {import("./results.js").Results} Results */
+
 /** The targets the report marks lines against, each written once for its header and its check. */
 export const targets = {
   /** A page's FCP and LCP, at most this many times the floor's (as printed, two decimals). */
@@ -91,6 +93,10 @@ function machineIndex(lh) {
 /** A count of bytes as the report writes them: 40,000. */
 const bytes = (/** @type {number} */ n) => n.toLocaleString("en");
 
+/**
+ * The report's table, every line that misses its target marked.
+ * @param {Results} results
+ */
 export function report({
   lighthouse: lh,
   sizes,
@@ -105,7 +111,7 @@ export function report({
   line,
   probes,
 }) {
-  const pad = (v, n) => String(v).padStart(n);
+  const pad = (/** @type {unknown} */ v, /** @type {number} */ n) => String(v).padStart(n);
   // The sign-up lines' rounds (none in a run recorded before they were kept).
   const rounds = signUps.lines[0]?.rounds?.length;
   const lines = [
@@ -114,7 +120,10 @@ export function report({
     "preset   route      visit     perf a11y  bp  seo    FCP ms   LCP ms  FCP x  LCP x  TBT ms   CLS  transfer KB  FCP, LCP range ms",
     ...lh.map((r) => {
       const floor = lh.find((f) => f.route === "floor" && f.preset === r.preset);
-      const ratio = (value, base) => (value == null || !base ? "-" : (value / base).toFixed(2));
+      const ratio = (
+        /** @type {number | null} */ value,
+        /** @type {number | null | undefined} */ base,
+      ) => (value == null || !base ? "-" : (value / base).toFixed(2));
       const over = [ratio(r.fcpMs, floor?.fcpMs), ratio(r.lcpMs, floor?.lcpMs)].some(
         (x) => Number(x) > targets.toFloor,
       );
@@ -212,24 +221,31 @@ export function report({
  * What DKIM signing costs: on SQLite, emails a second signed against unsigned in the same
  * round, for the invitations (the outbox alone) and the confirmations (with the sign-ups'
  * posts); the median of the rounds. Target: under 10 % at RSA 2048 (Ed25519 beside it).
+ * @param {Results["confirmations"]} confirmations
  */
 function dkimCost(confirmations) {
   const rounds = confirmations.filter((l) => l.round > 0);
-  const plain = (round) => rounds.find((l) => l.round === round && l.signing === "none");
+  const plain = (/** @type {number} */ round) =>
+    rounds.find((l) => l.round === round && l.signing === "none");
   return [
     "",
     `What DKIM signing costs on SQLite, emails a second signed against unsigned in the same round, the median of the rounds (target under ${String(targets.dkimRsaPercent)} % at RSA 2048)`,
     ...["RSA 2048", "Ed25519"].map((signing) => {
       const costs = rounds
         .filter((l) => l.signing === signing)
-        .map((l) => {
+        .flatMap((l) => {
+          // A round's cost needs its unsigned run beside it.
           const base = plain(l.round);
-          return {
-            invitations: 100 * (1 - l.invitationsPerSecond / base.invitationsPerSecond),
-            confirmations: 100 * (1 - l.perSecond / base.perSecond),
-          };
+          if (!base) return [];
+          return [
+            {
+              invitations: 100 * (1 - l.invitationsPerSecond / base.invitationsPerSecond),
+              confirmations: 100 * (1 - l.perSecond / base.perSecond),
+            },
+          ];
         });
-      const each = (what) => costs.map((c) => String(Math.round(c[what]))).join(", ");
+      const each = (/** @type {"invitations" | "confirmations"} */ what) =>
+        costs.map((c) => String(Math.round(c[what]))).join(", ");
       const invitations = median(costs.map((c) => c.invitations));
       const confirmations = median(costs.map((c) => c.confirmations));
       const over =
@@ -239,7 +255,10 @@ function dkimCost(confirmations) {
   ];
 }
 
-/** A confirmations line's signing, and its round for DKIM's cost (none for the first runs). */
+/**
+ * A confirmations line's signing, and its round for DKIM's cost (none for the first runs).
+ * @param {Results["confirmations"][number]} l
+ */
 function dkimLabel(l) {
   return (l.round > 0 ? `${l.signing} #${String(l.round)}` : l.signing).padEnd(12);
 }
@@ -247,6 +266,7 @@ function dkimLabel(l) {
 /**
  * The largest ratio of any route's FCP or LCP (either preset, either visit) to the floor
  * page's in the same preset: the figure issue "at the floor" asks to keep at 1.10 or less.
+ * @param {Results["lighthouse"]} runs
  */
 function worstToFloor(runs) {
   const ratios = runs
@@ -262,10 +282,14 @@ function worstToFloor(runs) {
 /**
  * docs/measurements.md: the latest run in full, and one line per run in its history
  * (kept between the markers, newest first).
+ * @param {Results} results
+ * @param {string} table the report
+ * @param {string} file docs/measurements.md
  */
 export function writeMeasurements(results, table, file) {
   const start = "<!-- history: make bench adds a row here -->";
   const end = "<!-- end of history -->";
+  /** @type {string[]} */
   let history = [];
   try {
     const old = readFileSync(file, "utf8");

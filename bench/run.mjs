@@ -45,7 +45,8 @@ const executablePath = process.env.CHROMIUM;
 if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or run make bench");
 const chromeFlags = ["--headless=new", ...chromium.args];
 // BENCH_ROUTES="/" and BENCH_PRESETS=mobile narrow the Lighthouse runs while iterating.
-const list = (value, all) => (value ? value.split(",").map((v) => v.trim()) : all);
+const list = (/** @type {string | undefined} */ value, /** @type {string[]} */ all) =>
+  value ? value.split(",").map((v) => v.trim()) : all;
 const routes = siteRoutes(dist);
 const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 
@@ -92,9 +93,12 @@ await runSections(
 
 writeFileSync(join(out, "bench.json"), JSON.stringify(results, null, 2) + "\n");
 rmSync(partial);
-const table = report(results);
+// Every section has run (or was taken from the partial file): the run is whole, though
+// runSections, which fills it section by section, types it as a record of anything.
+const run = /** @type {import("./results.js").Results} */ (/** @type {unknown} */ (results));
+const table = report(run);
 console.log(table);
-writeMeasurements(results, table, join(root, "docs", "measurements.md"));
+writeMeasurements(run, table, join(root, "docs", "measurements.md"));
 console.log("\nWritten to bench/results/bench.json and docs/measurements.md");
 await site.stop();
 
@@ -113,19 +117,29 @@ await site.stop();
 async function benchLighthouse() {
   const floor = await floorSite({ root, dist, port: 4184 });
   const times = Number(process.env.BENCH_RUNS ?? 7);
+  /** @typedef {import("./results.js").LighthouseRow} Row */
+  /** @typedef {(values: (number | null | undefined)[]) => number | null} Combine */
+  /** @type {Combine} */
   const medianKnown = (values) => {
     const known = values.filter((v) => v != null);
     return known.length ? median(known) : null;
   };
-  const range = (values) => {
+  /** @returns {[number, number] | null} */
+  const range = (/** @type {(number | null)[]} */ values) => {
     const known = values.filter((v) => v != null);
     return known.length ? [Math.min(...known), Math.max(...known)] : null;
   };
-  const lowest = (values) => (values.some((v) => v == null) ? null : Math.min(...values));
+  /** @type {Combine} */
+  const lowest = (values) =>
+    values.some((v) => v == null) ? null : Math.min(.../** @type {number[]} */ (values));
   // One row's runs combined: the median of each figure, the lowest of each score.
-  const combined = (runs) => {
+  /** @returns {Row} */
+  const combined = (/** @type {Row[]} */ runs) => {
     const [first] = runs;
-    const pick = (key, combine) => combine(runs.map((r) => r[key]));
+    if (!first) throw new Error("a Lighthouse row with no runs");
+    /** @typedef {"performance" | "accessibility" | "bestPractices" | "seo" | "fcpMs" | "lcpMs" | "tbtMs" | "cls" | "transferKB" | "benchmarkIndex"} Figure */
+    const pick = (/** @type {Figure} */ key, /** @type {Combine} */ combine) =>
+      combine(runs.map((r) => r[key]));
     return {
       ...first,
       runs: runs.length,
@@ -136,7 +150,7 @@ async function benchLighthouse() {
       fcpMs: pick("fcpMs", medianKnown),
       lcpMs: pick("lcpMs", medianKnown),
       tbtMs: pick("tbtMs", medianKnown),
-      cls: pick("cls", (values) => Math.max(...values)),
+      cls: pick("cls", (values) => Math.max(...values.map((v) => v ?? 0))),
       transferKB: pick("transferKB", medianKnown),
       benchmarkIndex: pick("benchmarkIndex", medianKnown),
       fcpRange: range(runs.map((r) => r.fcpMs)),
@@ -153,12 +167,13 @@ async function benchLighthouse() {
   try {
     // In rounds, every row once a round: whatever else the machine does meanwhile falls
     // on the floor and on the pages alike, not on the rows that happened to run then.
+    /** @type {Row[][]} */
     const runs = rowsToRun.map(() => []);
     for (let round = 1; round <= times; round++) {
-      for (const [i, options] of rowsToRun.entries()) runs[i].push(await lighthouseRun(options));
+      for (const [i, options] of rowsToRun.entries()) runs[i]?.push(await lighthouseRun(options));
       // A round takes minutes: say how far it has come.
       console.log(
-        `lighthouse round ${String(round)} of ${String(times)}: FCP ${runs.map((r) => r.at(-1).fcpMs).join(" ")}`,
+        `lighthouse round ${String(round)} of ${String(times)}: FCP ${runs.map((r) => r.at(-1)?.fcpMs).join(" ")}`,
       );
     }
     return runs.map(combined);
@@ -170,11 +185,15 @@ async function benchLighthouse() {
 /**
  * One Lighthouse run of `url` with `preset`; with `after`, in a browser that has first
  * opened `after` (Lighthouse's own reset between: HTTP cache cleared, local storage kept).
+ * @param {{ url: string, route: string, preset: string, after?: string }} row
+ * @returns {Promise<import("./results.js").LighthouseRow>}
  */
 async function lighthouseRun({ url, route, preset, after }) {
   const config = preset === "desktop" ? desktopConfig : undefined;
+  /** @type {import("lighthouse").Flags} */
   const flags = { output: "json", logLevel: "error" };
   // A fresh Chromium sometimes fails to record the first trace (NO_NAVSTART): retry.
+  /** @type {import("lighthouse").RunnerResult | undefined} */
   let run;
   for (let attempt = 0; attempt < 3 && !(run && !run.lhr.runtimeError); attempt++) {
     const chrome = await chromeLauncher.launch({ chromePath: executablePath, chromeFlags });
@@ -185,13 +204,16 @@ async function lighthouseRun({ url, route, preset, after }) {
       await chrome.kill();
     }
   }
+  if (!run) throw new Error(`Lighthouse gave no result for ${url}`);
   const { categories, audits, runtimeError, environment } = run.lhr;
-  const metric = (id, digits = 0) => {
+  const metric = (/** @type {string} */ id, digits = 0) => {
     const value = audits[id]?.numericValue;
     return typeof value === "number" ? Number(value.toFixed(digits)) : null;
   };
-  const score = (id) =>
-    categories[id]?.score == null ? null : Math.round(categories[id].score * 100);
+  const score = (/** @type {string} */ id) => {
+    const value = categories[id]?.score;
+    return value == null ? null : Math.round(value * 100);
+  };
   return {
     route,
     preset,
@@ -220,9 +242,10 @@ async function lighthouseRun({ url, route, preset, after }) {
  * The layout shifts of one Lighthouse run, if any: when each happened (ms after the
  * navigation began, from the trace) and its score, and the elements Lighthouse says moved
  * most, with the causes it suspects. CLS must be 0; a run where it is not says why here.
+ * @param {import("lighthouse").RunnerResult} run
  */
 function layoutShifts(run) {
-  if (!(run.lhr.audits["cumulative-layout-shift"]?.numericValue > 0)) return [];
+  if (!((run.lhr.audits["cumulative-layout-shift"]?.numericValue ?? 0) > 0)) return [];
   const events = run.artifacts.Trace.traceEvents;
   const start = events.findLast(
     (e) => e.name === "navigationStart" && e.args?.data?.isLoadingMainFrame,
@@ -240,9 +263,14 @@ function layoutShifts(run) {
   return [`at ${times.join(", ")}; moved: ${moved.join(", ")}`];
 }
 
-/** What the landing page loads, each file gzipped at level 9. */
+/**
+ * What the landing page loads, each file gzipped at level 9.
+ * @param {import("@playwright/test").Browser} browser
+ * @returns {Promise<import("./results.js").Sizes>}
+ */
 async function benchSizes(browser) {
   const page = await browser.newPage();
+  /** @type {Set<string>} */
   const loaded = new Set();
   page.on("requestfinished", (r) => loaded.add(new URL(r.url()).pathname));
   await page.goto(origin + "/", { waitUntil: "networkidle" });
@@ -252,6 +280,7 @@ async function benchSizes(browser) {
     return { path, gzip: gzipSync(readFileSync(join(dist, file)), { level: 9 }).length };
   });
   const wasm = readdirSync(join(dist, "assets")).find((f) => f.endsWith(".wasm"));
+  if (!wasm) throw new Error(`${dist}/assets has no .wasm: run make build`);
   await page.close();
   return {
     wasmGzipBytes: gzipSync(readFileSync(join(dist, "assets", wasm)), { level: 9 }).length,
@@ -264,7 +293,11 @@ async function benchSizes(browser) {
   };
 }
 
-/** The form with a 1 MB message pasted in: the input event, then a validating submit. */
+/**
+ * The form with a 1 MB message pasted in: the input event, then a validating submit.
+ * @param {import("@playwright/test").Browser} browser
+ * @returns {Promise<import("./results.js").FormFigures>}
+ */
 async function benchForm(browser) {
   const page = await browser.newPage();
   await page.goto(origin + "/contact");
@@ -272,7 +305,8 @@ async function benchForm(browser) {
   const paste = await page.evaluate(() => {
     const textarea = document.querySelector("textarea");
     const form = document.querySelector("form");
-    const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+    const setValue = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")?.set;
+    if (!textarea || !form || !setValue) throw new Error("/contact has no form to paste into");
     const big = "Lathe ✨ שלום\n".repeat(80_000);
     const t0 = performance.now();
     setValue.call(textarea, big);
@@ -305,7 +339,8 @@ async function benchForm(browser) {
  * connections, and lathe-site's memory idle and at its peak under that load.
  */
 async function benchServers() {
-  const servers = { lines: [], memory: {} };
+  /** @type {import("./results.js").Servers["lines"]} */
+  const lines = [];
   const nginxPort = 4181;
   const nginx = spawn(join(root, "deploy/nginx/run-local.sh"), [String(nginxPort), dist], {
     stdio: "ignore",
@@ -316,33 +351,31 @@ async function benchServers() {
   const js = assets.find((f) => /^react-dom-.*\.js$/.test(f));
   const wasm = assets.find((f) => f.endsWith(".wasm"));
   const paths = ["/", "/contact", `/assets/${js}`, `/assets/${wasm}`];
-  const rss = (field) => {
+  const rss = (/** @type {string} */ field) => {
     const status = readFileSync(`/proc/${String(site.child.pid)}/status`, "utf8");
     return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   };
-  servers.memory.idleKB = rss("VmRSS");
+  const idleKB = rss("VmRSS");
   for (const path of paths) {
     for (const connections of [10, 100]) {
-      const line = { path, connections };
-      for (const [name, base] of [
-        ["lathe", origin],
-        ["nginx", `http://127.0.0.1:${nginxPort}`],
-      ]) {
-        line[name] = wrk(base + path, connections);
-      }
-      line.ratio = Number((line.lathe.rps / line.nginx.rps).toFixed(2));
-      servers.lines.push(line);
+      const lathe = wrk(origin + path, connections);
+      const beside = wrk(`http://127.0.0.1:${String(nginxPort)}${path}`, connections);
+      const ratio = Number((lathe.rps / beside.rps).toFixed(2));
+      lines.push({ path, connections, lathe, nginx: beside, ratio });
     }
   }
-  servers.memory.peakKB = rss("VmHWM");
+  const peakKB = rss("VmHWM");
   await stop(nginx);
-  return servers;
+  return { lines, memory: { idleKB, peakKB } };
 }
 
 /**
  * wrk on two threads, as a browser asks (brotli first): requests/s and p99 ms, the median
  * of three 3-second runs (on two cores wrk competes with the server it measures, and a
  * single run can swing by a third).
+ * @param {string} url
+ * @param {number} connections
+ * @returns {import("./results.js").Served}
  */
 function wrk(url, connections) {
   const runs = [0, 1, 2].map(() => {

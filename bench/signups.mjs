@@ -47,6 +47,7 @@ export async function benchSignUps({ root, dist, waitFor }) {
   const binary = join(root, "target/release/lathe-site");
   /** @type {Line[]} */
   const lines = [];
+  /** @type {Record<string, { answered: number, rows: number }>} */
   const stored = {};
   let largestWal = 0;
   await withDatabases(root, "sign-ups", async (folder, databases) => {
@@ -55,9 +56,12 @@ export async function benchSignUps({ root, dist, waitFor }) {
       /** @type {Map<string, Run[]>} each line's rounds, by `${proof} ${connections}` */
       const runs = new Map();
       /** Each run's label, and with proofs its file of them, made before the first run. */
-      const label = (proof, connections, round) =>
-        `${backend}-${proof ? "proof-" : ""}${String(connections)}-r${String(round)}`;
-      const proofsFor = (connections, round) =>
+      const label = (
+        /** @type {boolean} */ proof,
+        /** @type {number} */ connections,
+        /** @type {number} */ round,
+      ) => `${backend}-${proof ? "proof-" : ""}${String(connections)}-r${String(round)}`;
+      const proofsFor = (/** @type {number} */ connections, /** @type {number} */ round) =>
         join(folder, `${label(true, connections, round)}.proofs`);
       for (let round = 1; round <= ROUNDS; round++) {
         for (const connections of CONNECTIONS) {
@@ -155,7 +159,7 @@ function line(backend, proof, connections, runs) {
   };
   if (!proof) return figures;
   const without = runs.get(`false ${String(connections)}`) ?? [];
-  const shares = own.map((r, i) => r.rps / without[i].rps);
+  const shares = own.map((r, i) => r.rps / (without[i]?.rps ?? Number.NaN));
   return { ...figures, share: median(shares), shares };
 }
 
@@ -180,6 +184,12 @@ function makeProofs(root, file) {
  * wrk posting new sign-ups for 5 s (with a proof each from the file `proofs`, if given, to
  * its 2 threads): requests/s, p99 ms, and how many were refused. Run without blocking the
  * event loop, so that the WAL sampler keeps running.
+ * @param {string} origin
+ * @param {number} connections
+ * @param {string} label
+ * @param {string} root
+ * @param {string} [proofs]
+ * @returns {Promise<Run>}
  */
 function wrkPost(origin, connections, label, root, proofs) {
   return new Promise((resolve, reject) => {
@@ -203,6 +213,7 @@ function wrkPost(origin, connections, label, root, proofs) {
  * Another empty database beside `location`: the cluster's own `postgres` database (the
  * URL's path; its `?host=` is the socket's folder, and keeps its slashes), or a second
  * SQLite file.
+ * @param {string} location
  */
 function fresh(location) {
   if (!location.startsWith("postgres://")) return location.replace(/\.db$/, "-proof.db");

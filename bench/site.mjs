@@ -18,7 +18,7 @@ export function siteRoutes(dist) {
   if (process.env.BENCH_ROUTES)
     return process.env.BENCH_ROUTES.split(",").map((route) => route.trim());
   const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
-  return [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1]);
+  return [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1] ?? "/");
 }
 
 /**

@@ -19,6 +19,7 @@ const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr";
  */
 export async function benchWebhooks({ root, dist, waitFor }) {
   const binary = `${root}/target/release/lathe-site`;
+  /** @type {Array<{ backend: string, events: number, seconds: number, perSecond: number }>} */
   const lines = [];
   await withDatabases(root, "hooks", async (_, databases) => {
     for (const [backend, database] of databases) {
@@ -32,7 +33,7 @@ export async function benchWebhooks({ root, dist, waitFor }) {
           response.writeHead(204).end();
         });
       });
-      await new Promise((resolve) => receiver.listen(4195, "127.0.0.1", resolve));
+      await new Promise((resolve) => receiver.listen(4195, "127.0.0.1", () => resolve(undefined)));
       const port = 4184;
       const origin = `http://127.0.0.1:${String(port)}`;
       const server = spawn(

@@ -1,6 +1,9 @@
 // What make bench reads from wrk's report (run with --latency).
 
-/** Requests per second, p99 latency in ms, requests completed, and non-2xx/3xx answers. */
+/**
+ * Requests per second, p99 latency in ms, requests completed, and non-2xx/3xx answers.
+ * @param {string} out wrk's report
+ */
 export function parseWrk(out) {
   const [, value = "0", unit = "ms"] = /99%\s+([\d.]+)(us|ms|s)/.exec(out) ?? [];
   return {
