@@ -10,12 +10,12 @@
 // ROUNDS rounds of unsigned, RSA and Ed25519 one after another, each round in another
 // order: one run of each varied by 10 % from the next on this machine, more than the cost
 // measured.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { postSignUps, withDatabases } from "./databases.mjs";
-import { stop } from "./processes.mjs";
+import { SERVING, listening, stop } from "./processes.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -27,10 +27,10 @@ const ROUNDS = 3;
  */
 
 /**
- * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
+ * @param {{ root: string, dist: string }} options
  * @returns {Promise<MailLine[]>}
  */
-export async function benchConfirmations({ root, dist, waitFor }) {
+export async function benchConfirmations({ root, dist }) {
   const binary = join(root, "target/release/lathe-site");
   /** @type {MailLine[]} */
   const lines = [];
@@ -57,30 +57,30 @@ export async function benchConfirmations({ root, dist, waitFor }) {
     }
     for (const [backend, database, signing, dkim, round] of runs) {
       const mail = mkdtempSync(join(folder, "mail-"));
-      const smtpPort = 4191;
-      const smtp = spawn(
+      const { child: smtp, port: smtpPort } = await listening(
         "/usr/bin/python3",
-        [join(root, "server/tests/smtp_sink.py"), mail, String(smtpPort)],
-        { stdio: ["ignore", "pipe", "inherit"] },
+        [join(root, "server/tests/smtp_sink.py"), mail, "0"],
+        { says: /^listening on 127\.0\.0\.1:(\d+)$/, stderr: "inherit" },
       );
-      await new Promise((resolve) => smtp.stdout.once("data", resolve));
-      const port = 4183;
-      const origin = `http://127.0.0.1:${String(port)}`;
-      const server = spawn(
-        binary,
-        [
-          ...["serve", "--dist", dist, "--port", String(port), "--database", database],
-          ...["--sign-ups-per-minute", "0", "--smtp", `smtp://127.0.0.1:${String(smtpPort)}`],
-          ...["--mail-from", "Lathe <bench@localhost>", "--site-url", origin],
-          ...dkim,
-        ],
-        {
-          stdio: "ignore",
-          env: { ...process.env, LATHE_TOKEN_KEY: "the bench's key, which is over 32 bytes" },
-        },
-      );
+      /** @type {import("node:child_process").ChildProcess | undefined} */
+      let server;
       try {
-        await waitFor(`${origin}/`);
+        const serving = await listening(
+          binary,
+          [
+            ...["serve", "--dist", dist, "--port", "0", "--database", database],
+            ...["--sign-ups-per-minute", "0", "--smtp", `smtp://127.0.0.1:${String(smtpPort)}`],
+            // The emails' links: only their tokens are read (confirmAll).
+            ...["--mail-from", "Lathe <bench@localhost>", "--site-url", "http://bench.localhost"],
+            ...dkim,
+          ],
+          {
+            says: SERVING,
+            env: { ...process.env, LATHE_TOKEN_KEY: "the bench's key, which is over 32 bytes" },
+          },
+        );
+        server = serving.child;
+        const origin = `http://127.0.0.1:${String(serving.port)}`;
         const started = performance.now();
         const prefix = `${backend}-${signing}-${String(round)}`.replace(/\W/g, "");
         await postSignUps(origin, prefix, SIGN_UPS, AT_ONCE);
@@ -124,7 +124,7 @@ export async function benchConfirmations({ root, dist, waitFor }) {
           invitationsPerSecond: Math.round(SIGN_UPS / invitationSeconds),
         });
       } finally {
-        await Promise.all([stop(server), stop(smtp)]);
+        await Promise.all([...(server ? [stop(server)] : []), stop(smtp)]);
       }
     }
   });

@@ -132,8 +132,8 @@ async function visit(url) {
   }
 }
 
-const site = await serveSite({ root, dist, port: 4185 });
-const floor = await floorSite({ root, dist, port: 4186 });
+const site = await serveSite({ root, dist });
+const floor = await floorSite({ root, dist });
 try {
   const rows = [
     { name: "floor", url: `${floor.origin}/` },

@@ -10,11 +10,10 @@
 //   runs.
 // The target for both: well inside the spec's 2 s of "Submitting...", which is all a
 // visitor who submits at once may wait for the proof.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stop } from "./processes.mjs";
+import { SERVING, listening, stop } from "./processes.mjs";
 import { quantile } from "./stats.mjs";
 
 /** Samples per figure. */
@@ -24,23 +23,24 @@ export const PROOF_KEY = "make bench's proof-of-work key, 32 bytes or more";
 
 /**
  * @param {import("@playwright/test").Browser} browser
- * @param {{ root: string, waitFor: (url: string) => Promise<void> }} options
+ * @param {{ root: string }} options
  */
-export async function benchProofs(browser, { root, waitFor }) {
+export async function benchProofs(browser, { root }) {
   const dist = join(root, "web/dist-waitlist");
   const folder = mkdtempSync(join(tmpdir(), "lathe-bench-proofs-"));
-  const port = 4186;
-  const origin = `http://127.0.0.1:${String(port)}`;
-  const server = spawn(
-    join(root, "target/release/lathe-site"),
-    [
-      ...["serve", "--dist", dist, "--port", String(port)],
-      ...["--database", join(folder, "waitlist.db"), "--proof-of-work"],
-    ],
-    { stdio: "ignore", env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
-  );
+  /** @type {import("node:child_process").ChildProcess | undefined} */
+  let server;
   try {
-    await waitFor(`${origin}/`);
+    const started = await listening(
+      join(root, "target/release/lathe-site"),
+      [
+        ...["serve", "--dist", dist, "--port", "0"],
+        ...["--database", join(folder, "waitlist.db"), "--proof-of-work"],
+      ],
+      { says: SERVING, env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
+    );
+    server = started.child;
+    const origin = `http://127.0.0.1:${String(started.port)}`;
     /** @type {number[]} */
     const form = [];
     for (let i = 0; i < SAMPLES; i++) form.push(await inTheForm(browser, origin));
@@ -66,7 +66,7 @@ export async function benchProofs(browser, { root, waitFor }) {
       alone: { x1: summary(asItIs.map((r) => r.ms)), x4: summary(slowed.map((r) => r.ms)) },
     };
   } finally {
-    await stop(server);
+    if (server) await stop(server);
     rmSync(folder, { recursive: true, force: true });
   }
 }

@@ -14,7 +14,7 @@
 //   and confirmation emails delivered per second through the outbox (confirmations.mjs).
 // - The line at a million entries: a place read, crediting confirmations, referred
 //   sign-ups and a wave in place order (line.mjs, server/examples/line.rs).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,12 +35,11 @@ import { report, writeMeasurements } from "./report.mjs";
 import { pbkdf2Seconds, runSections, startRun } from "./sections.mjs";
 import { floorSite, serveSite, siteRoutes } from "./site.mjs";
 import { median } from "./stats.mjs";
-import { stop, waitFor } from "./processes.mjs";
+import { listening, stop } from "./processes.mjs";
 import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
-const port = 4180;
 const executablePath = process.env.CHROMIUM;
 if (!executablePath) throw new Error("Set CHROMIUM to a Chromium executable, or run make bench");
 const chromeFlags = ["--headless=new", ...chromium.args];
@@ -50,7 +49,7 @@ const list = (/** @type {string | undefined} */ value, /** @type {string[]} */ a
 const routes = siteRoutes(dist);
 const presets = list(process.env.BENCH_PRESETS, ["mobile", "desktop"]);
 
-const site = await serveSite({ root, dist, port });
+const site = await serveSite({ root, dist });
 const { origin } = site;
 
 const out = join(root, "bench", "results");
@@ -73,7 +72,7 @@ await runSections(
     ["background", () => benchBackground(browser, origin, dist)],
     ["painter", () => benchPainter(browser, origin, dist)],
     ["form", () => benchForm(browser)],
-    ["proofs", () => benchProofs(browser, { root, waitFor })],
+    ["proofs", () => benchProofs(browser, { root })],
   ],
   saving,
 );
@@ -83,9 +82,9 @@ await runSections(
   results,
   [
     ["servers", benchServers],
-    ["signUps", () => benchSignUps({ root, dist, waitFor })],
-    ["confirmations", () => benchConfirmations({ root, dist, waitFor })],
-    ["webhooks", () => benchWebhooks({ root, dist, waitFor })],
+    ["signUps", () => benchSignUps({ root, dist })],
+    ["confirmations", () => benchConfirmations({ root, dist })],
+    ["webhooks", () => benchWebhooks({ root, dist })],
     ["line", () => benchLine({ root })],
   ],
   saving,
@@ -115,7 +114,7 @@ await site.stop();
  * medians), run in rounds, and its scores the lowest of them.
  */
 async function benchLighthouse() {
-  const floor = await floorSite({ root, dist, port: 4184 });
+  const floor = await floorSite({ root, dist });
   const times = Number(process.env.BENCH_RUNS ?? 7);
   /** @typedef {import("./results.js").LighthouseRow} Row */
   /** @typedef {(values: (number | null | undefined)[]) => number | null} Combine */
@@ -341,12 +340,11 @@ async function benchForm(browser) {
 async function benchServers() {
   /** @type {import("./results.js").Servers["lines"]} */
   const lines = [];
-  const nginxPort = 4181;
-  const nginx = spawn(join(root, "deploy/nginx/run-local.sh"), [String(nginxPort), dist], {
-    stdio: "ignore",
-  });
-  process.on("exit", () => nginx.kill());
-  await waitFor(`http://127.0.0.1:${nginxPort}/`);
+  const { child: nginx, port: nginxPort } = await listening(
+    join(root, "deploy/nginx/run-local.sh"),
+    ["0", dist],
+    { says: /^nginx on http:\/\/127\.0\.0\.1:(\d+)$/ },
+  );
   const assets = readdirSync(join(dist, "assets"));
   const js = assets.find((f) => /^react-dom-.*\.js$/.test(f));
   const wasm = assets.find((f) => f.endsWith(".wasm"));

@@ -21,7 +21,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { closeSync, openSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { withDatabases } from "./databases.mjs";
-import { stop } from "./processes.mjs";
+import { SERVING, listening, stop } from "./processes.mjs";
 import { median } from "./stats.mjs";
 import { parseWrk } from "./wrk.mjs";
 import { PROOF_KEY } from "./proofs.mjs";
@@ -40,10 +40,10 @@ const CONNECTIONS = [10, 100];
  */
 
 /**
- * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
+ * @param {{ root: string, dist: string }} options
  * @returns {Promise<{ lines: Line[], stored: Record<string, { answered: number, rows: number }>, walBytes: number }>}
  */
-export async function benchSignUps({ root, dist, waitFor }) {
+export async function benchSignUps({ root, dist }) {
   const binary = join(root, "target/release/lathe-site");
   /** @type {Line[]} */
   const lines = [];
@@ -73,18 +73,16 @@ export async function benchSignUps({ root, dist, waitFor }) {
           // Each mode on a database of its own, so that neither finds the other's rows: a
           // second SQLite file; the cluster's own `postgres` database.
           const database = proof ? fresh(location) : location;
-          const port = 4182;
           // No rate limit: every request here comes from one address.
-          const server = spawn(
+          const { child: server, port } = await listening(
             binary,
             [
-              ...["serve", "--dist", dist, "--port", String(port), "--database", database],
+              ...["serve", "--dist", dist, "--port", "0", "--database", database],
               ...["--sign-ups-per-minute", "0", ...(proof ? ["--proof-of-work"] : [])],
             ],
-            { stdio: "ignore", env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
+            { says: SERVING, env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
           );
           try {
-            await waitFor(`http://127.0.0.1:${String(port)}/`);
             // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
             const wal = backend === "SQLite" && !proof ? `${database}-wal` : undefined;
             const sampler = wal

@@ -2,11 +2,10 @@
 // page with the home page's heading and lead paragraph and nothing else, with the site's
 // own headers, served by lathe-site like the site. No page can paint sooner; make bench
 // (run.mjs) and make bench-paint (first-paint.mjs) measure the pages against it.
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stop, waitFor } from "./processes.mjs";
+import { SERVING, listening, stop } from "./processes.mjs";
 
 /**
  * Every route the build in `dist` lists in its sitemap (written from web/src/routes.ts),
@@ -22,11 +21,11 @@ export function siteRoutes(dist) {
 }
 
 /**
- * Serves the floor page made from the built site in `dist` on `port`.
- * @param {{ root: string, dist: string, port: number }} options
+ * Serves the floor page made from the built site in `dist`.
+ * @param {{ root: string, dist: string }} options
  * @returns {Promise<{ origin: string, stop: () => Promise<void> }>}
  */
-export async function floorSite({ root, dist, port }) {
+export async function floorSite({ root, dist }) {
   const home = readFileSync(join(dist, "index.html"), "utf8");
   /** @param {RegExp} pattern */
   const text = (pattern) => pattern.exec(home)?.[1]?.replace(/<[^>]+>/g, "") ?? "";
@@ -49,7 +48,7 @@ export async function floorSite({ root, dist, port }) {
 `;
   for (const file of ["index.html", "404.html"]) writeFileSync(join(folder, file), page);
   copyFileSync(join(dist, "_headers"), join(folder, "_headers"));
-  const served = await serveSite({ root, dist: folder, port });
+  const served = await serveSite({ root, dist: folder });
   return {
     origin: served.origin,
     stop: async () => {
@@ -60,19 +59,16 @@ export async function floorSite({ root, dist, port }) {
 }
 
 /**
- * The built site in `dist` served by the release build of lathe-site on `port`, once it
- * answers; stopped with the bench (and by `stop`).
- * @param {{ root: string, dist: string, port: number }} options
+ * The built site in `dist` served by the release build of lathe-site, once it listens;
+ * stopped with the bench (and by `stop`).
+ * @param {{ root: string, dist: string }} options
  * @returns {Promise<{ origin: string, child: import("node:child_process").ChildProcess, stop: () => Promise<void> }>}
  */
-export async function serveSite({ root, dist, port }) {
-  const child = spawn(
+export async function serveSite({ root, dist }) {
+  const { child, port } = await listening(
     join(root, "target/release/lathe-site"),
-    ["serve", "--dist", dist, "--port", String(port)],
-    { stdio: "ignore" },
+    ["serve", "--dist", dist, "--port", "0"],
+    { says: SERVING },
   );
-  process.on("exit", () => child.kill());
-  const origin = `http://127.0.0.1:${String(port)}`;
-  await waitFor(origin);
-  return { origin, child, stop: () => stop(child) };
+  return { origin: `http://127.0.0.1:${String(port)}`, child, stop: () => stop(child) };
 }

@@ -3,21 +3,20 @@
 // durable defaults). 400 sign-ups are posted, 20 at a time, to `lathe-site serve
 // --webhook-url` without --smtp, each an `entry.created` event; the clock runs from the
 // first post until the receiver holds the 400th. Every event must arrive exactly once.
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 
 import { postSignUps, withDatabases } from "./databases.mjs";
-import { stop } from "./processes.mjs";
+import { SERVING, listening, stop } from "./processes.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr";
 
 /**
- * @param {{ root: string, dist: string, waitFor: (url: string) => Promise<void> }} options
+ * @param {{ root: string, dist: string }} options
  * @returns {Promise<Array<{ backend: string, events: number, seconds: number, perSecond: number }>>}
  */
-export async function benchWebhooks({ root, dist, waitFor }) {
+export async function benchWebhooks({ root, dist }) {
   const binary = `${root}/target/release/lathe-site`;
   /** @type {Array<{ backend: string, events: number, seconds: number, perSecond: number }>} */
   const lines = [];
@@ -33,30 +32,35 @@ export async function benchWebhooks({ root, dist, waitFor }) {
           response.writeHead(204).end();
         });
       });
-      await new Promise((resolve) => receiver.listen(4195, "127.0.0.1", () => resolve(undefined)));
-      const port = 4184;
-      const origin = `http://127.0.0.1:${String(port)}`;
-      const server = spawn(
-        binary,
-        [
-          ...["serve", "--dist", dist, "--port", String(port), "--database", database],
-          ...["--sign-ups-per-minute", "0", "--webhook-url", "http://127.0.0.1:4195/hooks"],
-        ],
-        { stdio: "ignore", env: { ...process.env, LATHE_WEBHOOK_SECRET: SECRET } },
-      );
+      // On a port the system picks, as the server's.
+      await new Promise((resolve) => receiver.listen(0, "127.0.0.1", () => resolve(undefined)));
+      const address = receiver.address();
+      if (!address || typeof address === "string") throw new Error("the receiver has no port");
+      /** @type {import("node:child_process").ChildProcess | undefined} */
+      let server;
       try {
-        await waitFor(`${origin}/`);
-        const started = performance.now();
+        const hooks = `http://127.0.0.1:${String(address.port)}/hooks`;
+        const started = await listening(
+          binary,
+          [
+            ...["serve", "--dist", dist, "--port", "0", "--database", database],
+            ...["--sign-ups-per-minute", "0", "--webhook-url", hooks],
+          ],
+          { says: SERVING, env: { ...process.env, LATHE_WEBHOOK_SECRET: SECRET } },
+        );
+        server = started.child;
+        const origin = `http://127.0.0.1:${String(started.port)}`;
+        const since = performance.now();
         await postSignUps(origin, backend, SIGN_UPS, AT_ONCE);
         while (received < SIGN_UPS) {
-          if (performance.now() - started > 120_000) {
+          if (performance.now() - since > 120_000) {
             throw new Error(
               `${backend}: ${String(received)} of ${String(SIGN_UPS)} events in 2 min`,
             );
           }
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
-        const seconds = (performance.now() - started) / 1000;
+        const seconds = (performance.now() - since) / 1000;
         // Anything sent twice would be here by now.
         await new Promise((resolve) => setTimeout(resolve, 500));
         lines.push({
@@ -66,7 +70,7 @@ export async function benchWebhooks({ root, dist, waitFor }) {
           perSecond: Math.round(SIGN_UPS / seconds),
         });
       } finally {
-        await stop(server);
+        if (server) await stop(server);
         await new Promise((resolve) => receiver.close(resolve));
       }
     }
