@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { postSignUps, withDatabases } from "./databases.mjs";
-import { SERVING, listening, stop } from "./processes.mjs";
+import { listening, serveLathe, stop } from "./processes.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -65,22 +65,19 @@ export async function benchConfirmations({ root, dist }) {
       /** @type {import("node:child_process").ChildProcess | undefined} */
       let server;
       try {
-        const serving = await listening(
-          binary,
+        const serving = await serveLathe(
+          root,
           [
-            ...["serve", "--dist", dist, "--port", "0", "--database", database],
+            ...["--dist", dist, "--database", database],
             ...["--sign-ups-per-minute", "0", "--smtp", `smtp://127.0.0.1:${String(smtpPort)}`],
             // The emails' links: only their tokens are read (confirmAll).
             ...["--mail-from", "Lathe <bench@localhost>", "--site-url", "http://bench.localhost"],
             ...dkim,
           ],
-          {
-            says: SERVING,
-            env: { ...process.env, LATHE_TOKEN_KEY: "the bench's key, which is over 32 bytes" },
-          },
+          { ...process.env, LATHE_TOKEN_KEY: "the bench's key, which is over 32 bytes" },
         );
         server = serving.child;
-        const origin = `http://127.0.0.1:${String(serving.port)}`;
+        const { origin } = serving;
         const started = performance.now();
         const prefix = `${backend}-${signing}-${String(round)}`.replace(/\W/g, "");
         await postSignUps(origin, prefix, SIGN_UPS, AT_ONCE);

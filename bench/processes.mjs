@@ -2,6 +2,7 @@
 // picks, and stopped and waited for: the next bench's figures must not share the machine
 // with one still shutting down.
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 /** How long a server may take to say where it listens. */
@@ -54,8 +55,22 @@ export function listening(command, args, { says, env = process.env, stderr = "ig
   });
 }
 
-/** What lathe-site says once it listens: `serving DIST on http://127.0.0.1:PORT`. */
-export const SERVING = /^serving .* on http:\/\/127\.0\.0\.1:(\d+)$/;
+/**
+ * `lathe-site serve` (the release build under `root`) with `args`, on a port the system
+ * picks, once it listens (it says `serving DIST on http://127.0.0.1:PORT`): the process
+ * and the origin it serves.
+ * @param {string} root the repository
+ * @param {string[]} args `serve`'s flags besides the port
+ * @param {NodeJS.ProcessEnv} [env]
+ */
+export async function serveLathe(root, args, env = process.env) {
+  const { child, port } = await listening(
+    join(root, "target/release/lathe-site"),
+    ["serve", "--port", "0", ...args],
+    { says: /^serving .* on http:\/\/127\.0\.0\.1:(\d+)$/, env },
+  );
+  return { child, origin: `http://127.0.0.1:${String(port)}` };
+}
 
 /**
  * Sends `child` SIGTERM and resolves once it has exited (at once if it has already: one

@@ -13,7 +13,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SERVING, listening, stop } from "./processes.mjs";
+import { serveLathe, stop } from "./processes.mjs";
 import { quantile } from "./stats.mjs";
 
 /** Samples per figure. */
@@ -31,16 +31,13 @@ export async function benchProofs(browser, { root }) {
   /** @type {import("node:child_process").ChildProcess | undefined} */
   let server;
   try {
-    const started = await listening(
-      join(root, "target/release/lathe-site"),
-      [
-        ...["serve", "--dist", dist, "--port", "0"],
-        ...["--database", join(folder, "waitlist.db"), "--proof-of-work"],
-      ],
-      { says: SERVING, env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
+    const started = await serveLathe(
+      root,
+      ["--dist", dist, "--database", join(folder, "waitlist.db"), "--proof-of-work"],
+      { ...process.env, LATHE_PROOF_KEY: PROOF_KEY },
     );
     server = started.child;
-    const origin = `http://127.0.0.1:${String(started.port)}`;
+    const { origin } = started;
     /** @type {number[]} */
     const form = [];
     for (let i = 0; i < SAMPLES; i++) form.push(await inTheForm(browser, origin));

@@ -21,7 +21,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { closeSync, openSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { withDatabases } from "./databases.mjs";
-import { SERVING, listening, stop } from "./processes.mjs";
+import { serveLathe, stop } from "./processes.mjs";
 import { median } from "./stats.mjs";
 import { parseWrk } from "./wrk.mjs";
 import { PROOF_KEY } from "./proofs.mjs";
@@ -74,13 +74,13 @@ export async function benchSignUps({ root, dist }) {
           // second SQLite file; the cluster's own `postgres` database.
           const database = proof ? fresh(location) : location;
           // No rate limit: every request here comes from one address.
-          const { child: server, port } = await listening(
-            binary,
+          const { child: server, origin } = await serveLathe(
+            root,
             [
-              ...["serve", "--dist", dist, "--port", "0", "--database", database],
+              ...["--dist", dist, "--database", database],
               ...["--sign-ups-per-minute", "0", ...(proof ? ["--proof-of-work"] : [])],
             ],
-            { says: SERVING, env: { ...process.env, LATHE_PROOF_KEY: PROOF_KEY } },
+            { ...process.env, LATHE_PROOF_KEY: PROOF_KEY },
           );
           try {
             // SQLite's write-ahead log, sampled every 20 ms while wrk runs: its largest size.
@@ -98,7 +98,7 @@ export async function benchSignUps({ root, dist }) {
               // The round in the addresses: each round's sign-ups are new ones.
               const proofs = proof ? proofsFor(connections, round) : undefined;
               const run = await wrkPost(
-                `http://127.0.0.1:${String(port)}`,
+                origin,
                 connections,
                 label(proof, connections, round),
                 root,

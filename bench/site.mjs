@@ -5,7 +5,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SERVING, listening, stop } from "./processes.mjs";
+import { serveLathe, stop } from "./processes.mjs";
 
 /**
  * Every route the build in `dist` lists in its sitemap (written from web/src/routes.ts),
@@ -65,10 +65,6 @@ export async function floorSite({ root, dist }) {
  * @returns {Promise<{ origin: string, child: import("node:child_process").ChildProcess, stop: () => Promise<void> }>}
  */
 export async function serveSite({ root, dist }) {
-  const { child, port } = await listening(
-    join(root, "target/release/lathe-site"),
-    ["serve", "--dist", dist, "--port", "0"],
-    { says: SERVING },
-  );
-  return { origin: `http://127.0.0.1:${String(port)}`, child, stop: () => stop(child) };
+  const { child, origin } = await serveLathe(root, ["--dist", dist]);
+  return { origin, child, stop: () => stop(child) };
 }

@@ -6,7 +6,7 @@
 import { createServer } from "node:http";
 
 import { postSignUps, withDatabases } from "./databases.mjs";
-import { SERVING, listening, stop } from "./processes.mjs";
+import { serveLathe, stop } from "./processes.mjs";
 
 const SIGN_UPS = 400;
 const AT_ONCE = 20;
@@ -17,7 +17,6 @@ const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYqr";
  * @returns {Promise<Array<{ backend: string, events: number, seconds: number, perSecond: number }>>}
  */
 export async function benchWebhooks({ root, dist }) {
-  const binary = `${root}/target/release/lathe-site`;
   /** @type {Array<{ backend: string, events: number, seconds: number, perSecond: number }>} */
   const lines = [];
   await withDatabases(root, "hooks", async (_, databases) => {
@@ -40,16 +39,16 @@ export async function benchWebhooks({ root, dist }) {
       let server;
       try {
         const hooks = `http://127.0.0.1:${String(address.port)}/hooks`;
-        const started = await listening(
-          binary,
+        const started = await serveLathe(
+          root,
           [
-            ...["serve", "--dist", dist, "--port", "0", "--database", database],
+            ...["--dist", dist, "--database", database],
             ...["--sign-ups-per-minute", "0", "--webhook-url", hooks],
           ],
-          { says: SERVING, env: { ...process.env, LATHE_WEBHOOK_SECRET: SECRET } },
+          { ...process.env, LATHE_WEBHOOK_SECRET: SECRET },
         );
         server = started.child;
-        const origin = `http://127.0.0.1:${String(started.port)}`;
+        const { origin } = started;
         const since = performance.now();
         await postSignUps(origin, backend, SIGN_UPS, AT_ONCE);
         while (received < SIGN_UPS) {
