@@ -292,7 +292,24 @@ const family = (page: Page) => page.locator("h1").evaluate((e) => getComputedSty
 
 /** This browser's copy of the web font (web/src/fontNote.ts): "<font id>,<base64>". */
 const fontCopy = (page: Page) => page.evaluate(() => localStorage.getItem("font"));
+
 const fontFile = /^\/assets\/geist-latin-wght-normal-[\w-]+\.woff2$/;
+
+/** The system fonts the text of the first element `selector` finds is drawn with, by their
+ * PostScript names (Chromium's own account, over the DevTools protocol). */
+async function drawnWith(page: Page, selector: string) {
+  const session = await page.context().newCDPSession(page);
+  try {
+    await session.send("DOM.enable");
+    await session.send("CSS.enable");
+    const { root } = await session.send("DOM.getDocument");
+    const { nodeId } = await session.send("DOM.querySelector", { nodeId: root.nodeId, selector });
+    const { fonts } = await session.send("CSS.getPlatformFontsForNode", { nodeId });
+    return fonts.map((font) => font.postScriptName);
+  } finally {
+    await session.detach();
+  }
+}
 
 test.describe("type", () => {
   test("a first visit: the matched fallback, Geist fetched after the first paint and kept, nothing shifts", async ({
@@ -325,6 +342,53 @@ test.describe("type", () => {
     await expect(page.locator("html")).toHaveAttribute("data-font", "");
     expect(await family(page)).toMatch(/^Geist, "Geist Fallback"/);
     expect(await page.evaluate(() => document.fonts.check("650 48px Geist"))).toBe(true);
+  });
+
+  test("the fallback is the system's own Arial-metric face, regular and bold, and the hero's text keeps its lines in either face", async ({
+    page,
+  }) => {
+    await page.goto("/");
+    // Each face is found by one of its local() names (Debian's Chromium brings Liberation
+    // Sans). Were none found, the face would fail and text would fall through to plain
+    // Arial, unsized: the same system font, so only the faces' status tells.
+    const faces = await page.evaluate(() =>
+      Promise.all(
+        [...document.fonts]
+          .filter((f) => f.family === "Geist Fallback")
+          .map((f) =>
+            f.load().then(
+              () => f.status,
+              () => f.status,
+            ),
+          ),
+      ),
+    );
+    expect(faces).toEqual(["loaded", "loaded"]);
+    // What the first visit's text is drawn with: the bold face for the heading (650), the
+    // regular for the lead.
+    expect(await drawnWith(page, "h1")).toEqual(["LiberationSans-Bold"]);
+    expect(await drawnWith(page, ".hero .lead")).toEqual(["LiberationSans"]);
+
+    // The hero in the fallback and in Geist, at phone to wide widths: every line where it
+    // was (the fallback is sized to Geist's metrics), so a later visit's first screen
+    // looks as a first visit's did.
+    await expect.poll(() => fontCopy(page)).not.toBeNull();
+    const heights = () =>
+      page
+        .locator(".hero-text > *")
+        .evaluateAll((parts) => parts.map((part) => part.getBoundingClientRect().height));
+    for (const width of [320, 375, 412, 768, 1280, 1920]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.reload();
+      await expect(page.locator("html")).toHaveAttribute("data-font", "");
+      await page.evaluate(() => document.fonts.ready);
+      const inGeist = await heights();
+      await page.evaluate(() => {
+        document.documentElement.removeAttribute("data-font");
+      });
+      expect(await drawnWith(page, "h1")).toEqual(["LiberationSans-Bold"]);
+      expect(await heights(), `at ${String(width)} px`).toEqual(inGeist);
+    }
   });
 
   test("a later visit: Geist from the first paint, from the kept copy, even with the HTTP cache emptied", async ({
