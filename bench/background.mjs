@@ -1,7 +1,7 @@
 // make bench, the background in Chromium as the landing page runs it: the core's own step
 // (25 shapes), whole frames as the page draws them, and the core's cold start (fetch +
 // instantiate).
-import { coreFiles } from "./painter.mjs";
+import { wasmAssets } from "./site.mjs";
 import { quantile } from "./stats.mjs";
 
 /** Drawn frames timed: about ten seconds' worth (30 a second), so that the p95 is the
@@ -73,7 +73,7 @@ export async function benchBackground(browser, origin, dist) {
     };
   });
   const page = await context.newPage();
-  const core = coreFiles(dist);
+  const core = wasmAssets(dist, "lathe_core");
   await page.goto(origin + "/");
   await page.locator("canvas[data-shape-count]").waitFor({ state: "attached" });
   // Start-up frames (compilation, first layout) are not the steady state: skip about a

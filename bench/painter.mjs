@@ -4,9 +4,8 @@
 // 1280 × 800 canvas, in the light theme, with and without the fade behind a text column.
 // A frame's main-thread time is the step and the drawing, timed inside
 // requestAnimationFrame (in batches).
-import { readdirSync } from "node:fs";
 import constants from "../pkg/constants.json" with { type: "json" };
-import { join } from "node:path";
+import { wasmAssets } from "./site.mjs";
 
 /** Frames measured per case, after as many again to warm up. */
 const FRAMES = 300;
@@ -19,28 +18,13 @@ const BATCH = 10;
 const COLUMN = { left: 88, right: 1192 };
 
 /**
- * The core's module in the built site and its `.wasm`, as the page asks for them: the
- * module's default export starts the core from the `.wasm` (as src/core/index.ts does).
- * @param {string} dist the built site's folder
- */
-export function coreFiles(dist) {
-  const assets = readdirSync(join(dist, "assets"));
-  const find = (/** @type {RegExp} */ pattern) => {
-    const file = assets.find((f) => pattern.test(f));
-    if (!file) throw new Error(`${dist}/assets has no ${String(pattern)}: run make build`);
-    return `/assets/${file}`;
-  };
-  return { url: find(/^lathe_core-.*\.js$/), wasm: find(/^lathe_core_bg-.*\.wasm$/) };
-}
-
-/**
  * @param {import("@playwright/test").Browser} browser
  * @param {string} origin the built site, served
  * @param {string} dist its folder
  * @returns {Promise<Record<"plain" | "faded", { frames: number, medianMs: number, p95Ms: number }>>}
  */
 export async function benchPainter(browser, origin, dist) {
-  const core = coreFiles(dist);
+  const core = wasmAssets(dist, "lathe_core");
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: 1,

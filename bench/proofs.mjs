@@ -10,10 +10,11 @@
 //   runs.
 // The target for both: well inside the spec's 2 s of "Submitting...", which is all a
 // visitor who submits at once may wait for the proof.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveLathe, stop } from "./processes.mjs";
+import { wasmAssets } from "./site.mjs";
 import { quantile } from "./stats.mjs";
 
 /** Samples per figure. */
@@ -41,7 +42,7 @@ export async function benchProofs(browser, { root }) {
     /** @type {number[]} */
     const form = [];
     for (let i = 0; i < SAMPLES; i++) form.push(await inTheForm(browser, origin));
-    const solver = solverFiles(dist);
+    const solver = wasmAssets(dist, "lathe_core_solver");
     /** SAMPLES solves on a page whose CPU is slowed `rate` times. */
     const solvedAt = async (/** @type {number} */ rate) => {
       const page = await browser.newPage();
@@ -88,24 +89,6 @@ async function inTheForm(browser, origin) {
   } finally {
     await page.close();
   }
-}
-
-/**
- * The solver's module in the collecting build and its `.wasm`, as the worker asks for
- * them: the module's default export starts it from the `.wasm` (src/core/solver.ts).
- * @param {string} dist the built site's folder
- */
-function solverFiles(dist) {
-  const assets = readdirSync(join(dist, "assets"));
-  const find = (/** @type {RegExp} */ pattern) => {
-    const file = assets.find((f) => pattern.test(f));
-    if (!file) throw new Error(`${dist}/assets has no ${String(pattern)}: run make build`);
-    return `/assets/${file}`;
-  };
-  return {
-    url: find(/^lathe_core_solver-.*\.js$/),
-    wasm: find(/^lathe_core_solver_bg-.*\.wasm$/),
-  };
 }
 
 /**

@@ -2,7 +2,14 @@
 // page with the home page's heading and lead paragraph and nothing else, with the site's
 // own headers, served by lathe-site like the site. No page can paint sooner; make bench
 // (run.mjs) and make bench-paint (first-paint.mjs) measure the pages against it.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveLathe, stop } from "./processes.mjs";
@@ -18,6 +25,25 @@ export function siteRoutes(dist) {
     return process.env.BENCH_ROUTES.split(",").map((route) => route.trim());
   const sitemap = readFileSync(join(dist, "sitemap.xml"), "utf8");
   return [...sitemap.matchAll(/<loc>https?:\/\/[^/<]+(\/[^<]*)<\/loc>/g)].map((m) => m[1] ?? "/");
+}
+
+/**
+ * A wasm package's two files in the build in `dist`, as a page asks for them: its module,
+ * whose default export starts it from the other, its .wasm (Vite names them
+ * `<name>-<hash>.js` and `<name>_bg-<hash>.wasm`).
+ * @param {string} dist
+ * @param {string} name the package's module, as wasm-bindgen names it (lathe_core)
+ * @returns {{ url: string, wasm: string }}
+ */
+export function wasmAssets(dist, name) {
+  const assets = readdirSync(join(dist, "assets"));
+  /** @param {string} prefix @param {string} extension */
+  const find = (prefix, extension) => {
+    const file = assets.find((f) => f.startsWith(`${prefix}-`) && f.endsWith(extension));
+    if (!file) throw new Error(`${dist}/assets has no ${prefix}-*${extension}: run make build`);
+    return `/assets/${file}`;
+  };
+  return { url: find(name, ".js"), wasm: find(`${name}_bg`, ".wasm") };
 }
 
 /**
