@@ -1,9 +1,9 @@
 //! The waitlist form's state machine (spec §4): idle → submitting → submitted → idle.
 //!
-//! A form that sends can also carry a proof of work ([`crate::proof`]) with each send:
-//! the machine owns the rule (asked for at the first edit, no send without one, a refused
-//! one replaced and the send retried once); the UI fetches and solves the challenges it
-//! asks for, and sends what [`FormMachine::take_send`] gives it.
+//! A form that sends can also carry a proof of work (solved by `lathe-core-solver`) with
+//! each send: the machine owns the rule (asked for at the first edit, no send without one,
+//! a refused one replaced and the send retried once); the UI fetches and solves the
+//! challenges it asks for, and sends what [`FormMachine::take_send`] gives it.
 //!
 //! Time is an input. The machine never reads a clock: the caller passes `now` in
 //! milliseconds (any monotonic clock) and asks [`FormMachine::wake_at`] when to call

@@ -6,6 +6,11 @@
 //! their emails through [`mail`]. [`owner`] holds the owner's other commands. [`domain`]
 //! is what they all speak of. Each arrow goes one way: startup and owner, then http,
 //! waitlist and operations, then mail, then store, then domain.
+//!
+//! An application, not a library for others: read its documentation with the private
+//! items (`cargo doc -p lathe-site --document-private-items --open`), where the links public
+//! items' documentation makes to private ones resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod config;
 pub mod delivery;

@@ -1,7 +1,7 @@
 //! The command line: one clap parser, every `serve` setting also read from a `LATHE_…`
 //! variable, and the one [`Config`] a server is built from, validated once at start
 //! (the links' key and the mail server included) and shown with its secrets redacted.
-//! The owner's waitlist tools are in [`waitlist`].
+//! The owner's waitlist tools are [`WaitlistCommand`].
 
 mod waitlist;
 

@@ -2,7 +2,7 @@
 //! `tests/process`, the binary): a small built site ([`site`]), a raw HTTP/1.1 client that
 //! sends bytes exactly as given ([`client`]), databases of a test's own ([`databases`]),
 //! a real SMTP server ([`smtp`]) and the receiving side's checkers ([`receiver`]), sign-ups as the form posts them ([`forms`]), the
-//! owner's commands ([`owner`]), and waiting by polling a condition ([`wait`]).
+//! owner's commands ([`owner`](mod@owner)), and waiting by polling a condition ([`wait`]).
 
 pub mod client;
 pub mod databases;
