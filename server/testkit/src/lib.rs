@@ -1,8 +1,9 @@
 //! What `lathe-site`'s integration tests share (`tests/api`, in-process, and
 //! `tests/process`, the binary): a small built site ([`site`]), a raw HTTP/1.1 client that
 //! sends bytes exactly as given ([`client`]), databases of a test's own ([`databases`]),
-//! a real SMTP server ([`smtp`]) and the receiving side's checkers ([`receiver`]), sign-ups as the form posts them ([`forms`]), the
-//! owner's commands ([`owner`](mod@owner)), and waiting by polling a condition ([`wait`]).
+//! a real SMTP server ([`smtp`]) and the receiving side's checkers ([`receiver`]),
+//! sign-ups as the form posts them ([`forms`]), the owner's commands
+//! ([`owner`](mod@owner)), and waiting by polling a condition ([`wait`]).
 
 pub mod client;
 pub mod databases;
