@@ -164,7 +164,7 @@ export function report({
     `  the solve alone, CPU as it is          median ${pad(proofs.alone.x1.median, 5)} ms   p95 ${pad(proofs.alone.x1.p95, 5)} ms`,
     `  the solve alone, CPU slowed 4 x        median ${pad(proofs.alone.x4.median, 5)} ms   p95 ${pad(proofs.alone.x4.p95, 5)} ms   (a budget phone)`,
     "",
-    `Servers, wrk, median of 3 x 3 s (targets: lathe-site >= ${String(targets.ofNginx * 100)} % of nginx's requests/s on every line; p99 < ${String(targets.p99Ms)} ms at 100 connections)`,
+    `Servers, wrk, 3 s runs, the two in turns, 3 rounds: each side the median of its rounds, the ratio the median of the rounds' (targets: lathe-site >= ${String(targets.ofNginx * 100)} % of nginx's requests/s on every line; p99 < ${String(targets.p99Ms)} ms at 100 connections)`,
     "path                                   conns   lathe req/s  p99 ms   nginx req/s  p99 ms   lathe/nginx",
     ...servers.lines.map(
       (l) =>

@@ -9,7 +9,8 @@
 // - The background in Chromium: microseconds per step (25 shapes), main-thread ms per
 //   animation frame (step + draw), and the core's cold start (fetch + instantiate).
 // - The form with 1 MB pasted into the message: the input event and a validating submit.
-// - The servers: lathe-site beside nginx (deploy/nginx) under wrk, and lathe-site's memory.
+// - The servers: lathe-site beside nginx (deploy/nginx) under wrk, in turns, and
+//   lathe-site's memory (servers.mjs).
 // - The waitlist: sign-ups stored per second and p99, SQLite and PostgreSQL (signups.mjs),
 //   and confirmation emails delivered per second through the outbox (confirmations.mjs).
 // - The line at a million entries: a place read, crediting confirmations, referred
@@ -26,6 +27,7 @@ import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import chromium from "../tests/chromium.json" with { type: "json" };
 import { benchBackground } from "./background.mjs";
 import { benchPainter } from "./painter.mjs";
+import { benchServers } from "./servers.mjs";
 import { benchSignUps } from "./signups.mjs";
 import { benchProofs } from "./proofs.mjs";
 import { benchConfirmations } from "./confirmations.mjs";
@@ -35,8 +37,6 @@ import { report, writeMeasurements } from "./report.mjs";
 import { pbkdf2Seconds, runSections, startRun } from "./sections.mjs";
 import { floorSite, serveSite, siteRoutes } from "./site.mjs";
 import { median } from "./stats.mjs";
-import { listening, stop } from "./processes.mjs";
-import { parseWrk } from "./wrk.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "web", "dist");
@@ -81,7 +81,7 @@ await browser.close();
 await runSections(
   results,
   [
-    ["servers", benchServers],
+    ["servers", () => benchServers({ root, dist, origin, pid: Number(site.child.pid) })],
     ["signUps", () => benchSignUps({ root, dist })],
     ["confirmations", () => benchConfirmations({ root, dist })],
     ["webhooks", () => benchWebhooks({ root, dist })],
@@ -329,72 +329,6 @@ async function benchForm(browser) {
     inputMs: Number(paste.inputMs.toFixed(1)),
     browserLayoutMs: Number(paste.layoutMs.toFixed(0)),
     submitMs: Number(paste.submitMs.toFixed(1)),
-  };
-}
-
-/**
- * The servers: the site's own (lathe-site) and nginx with deploy/nginx/lathe.conf, side by
- * side on the same files, with wrk: requests per second and p99 latency at 10 and 100
- * connections, and lathe-site's memory idle and at its peak under that load.
- */
-async function benchServers() {
-  /** @type {import("./results.js").Servers["lines"]} */
-  const lines = [];
-  const { child: nginx, port: nginxPort } = await listening(
-    join(root, "deploy/nginx/run-local.sh"),
-    ["0", dist],
-    { says: /^nginx on http:\/\/127\.0\.0\.1:(\d+)$/ },
-  );
-  const assets = readdirSync(join(dist, "assets"));
-  const js = assets.find((f) => /^react-dom-.*\.js$/.test(f));
-  const wasm = assets.find((f) => f.endsWith(".wasm"));
-  const paths = ["/", "/contact", `/assets/${js}`, `/assets/${wasm}`];
-  const rss = (/** @type {string} */ field) => {
-    const status = readFileSync(`/proc/${String(site.child.pid)}/status`, "utf8");
-    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  };
-  const idleKB = rss("VmRSS");
-  for (const path of paths) {
-    for (const connections of [10, 100]) {
-      const lathe = wrk(origin + path, connections);
-      const beside = wrk(`http://127.0.0.1:${String(nginxPort)}${path}`, connections);
-      const ratio = Number((lathe.rps / beside.rps).toFixed(2));
-      lines.push({ path, connections, lathe, nginx: beside, ratio });
-    }
-  }
-  const peakKB = rss("VmHWM");
-  await stop(nginx);
-  return { lines, memory: { idleKB, peakKB } };
-}
-
-/**
- * wrk on two threads, as a browser asks (brotli first): requests/s and p99 ms, the median
- * of three 3-second runs (on two cores wrk competes with the server it measures, and a
- * single run can swing by a third).
- * @param {string} url
- * @param {number} connections
- * @returns {import("./results.js").Served}
- */
-function wrk(url, connections) {
-  const runs = [0, 1, 2].map(() => {
-    const out = execFileSync(
-      "wrk",
-      [
-        "-t2",
-        `-c${String(connections)}`,
-        "-d3s",
-        "--latency",
-        "-H",
-        "Accept-Encoding: br, gzip",
-        url,
-      ],
-      { encoding: "utf8" },
-    );
-    return parseWrk(out);
-  });
-  return {
-    rps: Math.round(median(runs.map((r) => r.rps))),
-    p99Ms: Number(median(runs.map((r) => r.p99Ms)).toFixed(2)),
   };
 }
 
